@@ -1,0 +1,163 @@
+"""The Benchmark protocol shared by WorkBench, API-Bank and users' own tool folders.
+
+Calls are data (a tool name and an argument dict). Text that looks like a call
+(`tool(a=1, b="x")`) is parsed with `ast`, never evaluated, because it comes from
+datasets and from models.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from core.docs import DocSet
+
+
+class CallParseError(ValueError):
+    """Text that is not a single well-formed tool call."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call: the tool's dispatch key and its keyword arguments."""
+
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.args)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Call:
+        return cls(str(data["tool"]), dict(data.get("args") or {}))
+
+    def render(self) -> str:
+        """Python-call text, e.g. `email.send_email(to="a@b.c")`."""
+        inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in self.args.items())
+        return f"{self.tool}({inner})"
+
+    def key(self) -> str:
+        """Canonical text used to compare calls for equality."""
+        return json.dumps([self.tool, dict(self.args)], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _literal(node: ast.AST, text: str) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise CallParseError(f"argument is not a literal in {text!r}: {ast.unparse(node)}") from exc
+
+
+def parse_call(text: str, positional: Sequence[str] | None = None) -> Call:
+    """Parse `dotted.name(arg=literal, ...)` with `ast`.
+
+    Positional arguments are mapped onto `positional` names when given, and
+    rejected otherwise. Only literals are accepted as values.
+    """
+    src = text.strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError as exc:
+        raise CallParseError(f"not a call: {src!r} ({exc.msg})") from exc
+    node = tree.body
+    if not isinstance(node, ast.Call):
+        raise CallParseError(f"not a call: {src!r}")
+    name = _dotted(node.func)
+    if name is None:
+        raise CallParseError(f"call target is not a name: {src!r}")
+    args: dict[str, Any] = {}
+    if node.args:
+        if positional is None or len(node.args) > len(positional):
+            raise CallParseError(f"unexpected positional arguments in {src!r}")
+        for pname, value in zip(positional, node.args, strict=False):
+            args[pname] = _literal(value, src)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise CallParseError(f"**kwargs not allowed in {src!r}")
+        args[kw.arg] = _literal(kw.value, src)
+    return Call(name, args)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task: a query, the ground-truth calls and the tools they use."""
+
+    task_id: str
+    domain: str
+    query: str
+    gold: tuple[Call, ...]
+    tools: tuple[str, ...]  # tools whose ground truth uses them (a task may belong to several)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "domain": self.domain,
+            "query": self.query,
+            "gold": [c.to_json() for c in self.gold],
+            "tools": list(self.tools),
+            "meta": dict(self.meta),
+        }
+
+
+@dataclass(frozen=True)
+class Score:
+    """Outcome of one episode: task success (TS), tool correctness (TC) and details."""
+
+    success: bool
+    tool_correct: bool
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ToolError(Exception):
+    """A tool rejected its call; the message is what the agent observes."""
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Fresh, isolated tool state for one episode."""
+
+    def execute(self, call: Call) -> str:
+        """Run one call and return the observation text. Raises ToolError on bad calls."""
+        ...
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """What the runner, the optimizer and the UI need from a benchmark."""
+
+    name: str
+
+    def tool_names(self) -> list[str]: ...
+
+    def original_docs(self) -> DocSet: ...
+
+    def tasks(self) -> list[Task]: ...
+
+    def domains(self) -> list[str]: ...
+
+    def tools_for(self, task: Task) -> list[str]:
+        """The tools offered to the agent for this task (variant-dependent)."""
+        ...
+
+    def system_prompt(self, task: Task) -> str:
+        """Benchmark-specific instructions (e.g. WorkBench's fixed clock sentence)."""
+        ...
+
+    def new_sandbox(self, task: Task) -> Sandbox: ...
+
+    def score(self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Sandbox) -> Score:
+        """Score an episode from the calls the agent made (in order) and its end state."""
+        ...
