@@ -37,10 +37,14 @@ def warehouse_path(explicit: str | os.PathLike | None = None) -> Path:
 def data_dir(explicit: str | os.PathLike | None = None, *, must_exist: bool = True) -> Path:
     """The benchmark data directory: argument, DOCSCHISEL_DATA_DIR, then ../shared/benchmarks."""
     value = explicit or os.environ.get("DOCSCHISEL_DATA_DIR")
-    candidates = [Path(value).expanduser()] if value else [
-        Path.cwd().parent / "shared" / "benchmarks",
-        PROJECT_ROOT.parent / "shared" / "benchmarks",
-    ]
+    candidates = (
+        [Path(value).expanduser()]
+        if value
+        else [
+            Path.cwd().parent / "shared" / "benchmarks",
+            PROJECT_ROOT.parent / "shared" / "benchmarks",
+        ]
+    )
     for c in candidates:
         if c.is_dir():
             return c.resolve()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.docs.model import ToolDoc
-from core.fields import CODES, BY_CODE
+from core.fields import BY_CODE, CODES
 
 ChangeKind = Literal["added", "removed", "changed"]
 

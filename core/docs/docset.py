@@ -58,7 +58,11 @@ class DocSet(Mapping[str, ToolDoc]):
         return DocSet([d for t, d in self._docs.items() if t in wanted], name=self.name)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "docset_id": self.docset_id, "tools": [d.to_json() for d in self._docs.values()]}
+        return {
+            "name": self.name,
+            "docset_id": self.docset_id,
+            "tools": [d.to_json() for d in self._docs.values()],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping) -> DocSet:

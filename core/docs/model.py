@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.fields import BY_CODE, CODES, PARAMETER_CODES, RETURN_CODES, Scope, field
+from core.fields import BY_CODE, CODES, RETURN_CODES, Scope, field
 
 # Attribute holding each tool-scope field on ToolDoc.
 TOOL_ATTR: dict[str, str] = {
@@ -126,7 +126,9 @@ class ToolDoc(BaseModel):
     # ------------------------------------------------------------------ identity
     def canonical_json(self) -> str:
         """A stable serialisation: equal documentation gives equal bytes."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
 
     @property
     def doc_id(self) -> str:
@@ -195,7 +197,9 @@ class ToolDoc(BaseModel):
         if f.code == "IPN":
             return self.model_copy(update={"parameters": ()})
         if f.scope is Scope.PARAMETER:
-            return self.model_copy(update={"parameters": tuple(p.with_field(f.code, _MISSING) for p in self.parameters)})
+            return self.model_copy(
+                update={"parameters": tuple(p.with_field(f.code, _MISSING) for p in self.parameters)}
+            )
         if f.scope is Scope.RETURN:
             kept = tuple(r.with_field(f.code, _MISSING) for r in self.returns)
             return self.model_copy(update={"returns": tuple(r for r in kept if not r.is_empty())})
@@ -216,9 +220,13 @@ class ToolDoc(BaseModel):
     def _set(self, code: str, content: Any, *, only_missing: bool) -> ToolDoc:
         f = BY_CODE[code]
         if f.code == "IPN":
-            return self.model_copy(update={"parameters": _merge_params(self.parameters, content, only_missing)})
+            return self.model_copy(
+                update={"parameters": _merge_params(self.parameters, content, only_missing)}
+            )
         if f.scope is Scope.PARAMETER:
-            return self.model_copy(update={"parameters": _set_param_field(self, f.code, content, only_missing)})
+            return self.model_copy(
+                update={"parameters": _set_param_field(self, f.code, content, only_missing)}
+            )
         if f.scope is Scope.RETURN:
             return self.model_copy(update={"returns": _set_return_field(self, f.code, content, only_missing)})
         attr = TOOL_ATTR[f.code]
@@ -272,7 +280,9 @@ def _set_param_field(doc: ToolDoc, code: str, content: Any, only_missing: bool) 
     names = {p.name for p in doc.parameters}
     unknown = sorted(set(content) - names)
     if unknown:
-        raise DocError(f"{doc.tool}: {code} names unknown parameter(s) {unknown}; parameters are {sorted(names)}")
+        raise DocError(
+            f"{doc.tool}: {code} names unknown parameter(s) {unknown}; parameters are {sorted(names)}"
+        )
     out = []
     for p in doc.parameters:
         if p.name in content and not (only_missing and p.has(code)):

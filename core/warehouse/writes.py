@@ -1,0 +1,298 @@
+"""Typed write and lookup operations of the warehouse, built on the one write path.
+
+Every producer in the project (importer, runner, optimizer, baselines, the
+dashboard's review actions) goes through these methods, so the rules of the
+warehouse — immutability, content-hash identities, no duplicates on re-run —
+are enforced in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from typing import Any
+
+from core.config import PROJECT_ROOT
+from core.docs import DocSet, ToolDoc
+from core.warehouse.records import Episode, Event, content_hash, event_row, now
+from core.warehouse.store import Store, insert_rows
+
+_VERSIONED = (
+    "docschisel",
+    "duckdb",
+    "litellm",
+    "langchain",
+    "langchain-litellm",
+    "llama_cpp_python",
+    "pydantic",
+    "streamlit",
+)
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in _VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_revision() -> str | None:
+    try:
+        res = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout.strip() or None
+
+
+def _doc_tokens(doc: ToolDoc) -> int | None:
+    try:
+        from core.docs.tokens import token_length
+    except ImportError:
+        return None
+    return token_length(doc)
+
+
+class Writes(Store):
+    """The warehouse with its typed operations."""
+
+    # ------------------------------------------------------------------ catalogue
+    def register_benchmark(self, name: str, info: Mapping[str, Any] | None = None) -> None:
+        self.insert(
+            "benchmarks", [{"name": name, "info": json.dumps(info or {}, default=str), "created_at": now()}]
+        )
+
+    def register_docs(
+        self,
+        docs: Iterable[ToolDoc],
+        *,
+        origin: str,
+        parents: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Store doc versions once each (by content hash); returns their ids."""
+        rows, ids = [], []
+        parents = parents or {}
+        for d in docs:
+            ids.append(d.doc_id)
+            rows.append(
+                {
+                    "doc_id": d.doc_id,
+                    "tool": d.tool,
+                    "doc": d.canonical_json(),
+                    "fields": list(d.present()),
+                    "tokens": _doc_tokens(d),
+                    "origin": origin,
+                    "parent_doc_id": parents.get(d.tool),
+                    "created_at": now(),
+                }
+            )
+        self.insert("doc_versions", rows)
+        return ids
+
+    def register_docset(
+        self,
+        docset: DocSet,
+        *,
+        benchmark: str,
+        origin: str,
+        name: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        parents: Mapping[str, str] | None = None,
+    ) -> str:
+        """Store a doc set and its members; idempotent. Returns the docset id."""
+        self.register_docs(docset.values(), origin=origin, parents=parents)
+        sid = docset.docset_id
+        with self.transaction() as con:
+            insert_rows(
+                con,
+                "doc_sets",
+                [
+                    {
+                        "docset_id": sid,
+                        "name": name or docset.name or origin,
+                        "benchmark": benchmark,
+                        "origin": origin,
+                        "meta": json.dumps(meta or {}, default=str),
+                        "created_at": now(),
+                    }
+                ],
+            )
+            insert_rows(
+                con,
+                "doc_set_members",
+                [{"docset_id": sid, "tool": t, "doc_id": d.doc_id} for t, d in docset.items()],
+            )
+        return sid
+
+    def load_doc(self, doc_id: str) -> ToolDoc:
+        row = self.rows("SELECT doc FROM doc_versions WHERE doc_id = ?", [doc_id])
+        if not row:
+            raise KeyError(f"no doc version {doc_id!r} in {self.path}")
+        return ToolDoc.model_validate_json(row[0][0])
+
+    def load_docset(self, docset_id: str) -> DocSet:
+        rows = self.rows(
+            "SELECT v.doc, s.name FROM doc_set_members m JOIN doc_versions v USING (doc_id) "
+            "JOIN doc_sets s USING (docset_id) WHERE m.docset_id = ? ORDER BY m.tool",
+            [docset_id],
+        )
+        if not rows:
+            raise KeyError(f"no doc set {docset_id!r} in {self.path}")
+        return DocSet([ToolDoc.model_validate_json(r[0]) for r in rows], name=rows[0][1] or "")
+
+    def register_tasks(self, benchmark: str, tasks: Iterable[Any]) -> int:
+        rows = []
+        for t in tasks:
+            d = t.to_json()
+            rows.append(
+                {
+                    "benchmark": benchmark,
+                    "task_id": d["task_id"],
+                    "domain": d["domain"],
+                    "query": d["query"],
+                    "gold": json.dumps(d["gold"], ensure_ascii=False, default=str),
+                    "tools": list(d["tools"]),
+                    "meta": json.dumps(d["meta"], ensure_ascii=False, default=str),
+                }
+            )
+        return self.insert("tasks", rows)
+
+    def register_agent_config(self, config: Mapping[str, Any]) -> str:
+        cid = content_hash("agent_config", dict(config))
+        self.insert(
+            "agent_configs",
+            [
+                {
+                    "config_id": cid,
+                    "config": json.dumps(config, sort_keys=True, default=str),
+                    "created_at": now(),
+                }
+            ],
+        )
+        return cid
+
+    # ------------------------------------------------------------------ runs
+    def start_run(
+        self,
+        kind: str,
+        config: Mapping[str, Any],
+        *,
+        name: str = "",
+        benchmark: str = "",
+        parent_run: str | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        """Record a run (id = hash of kind + config unless given) and mark it started.
+
+        The same command gives the same run id, which is what makes a re-run
+        resume rather than start over.
+        """
+        rid = run_id or content_hash("run", kind, dict(config))
+        with self.transaction() as con:
+            insert_rows(
+                con,
+                "runs",
+                [
+                    {
+                        "run_id": rid,
+                        "kind": kind,
+                        "name": name,
+                        "benchmark": benchmark,
+                        "config": json.dumps(config, sort_keys=True, default=str),
+                        "versions": json.dumps(package_versions()),
+                        "git_rev": git_revision(),
+                        "parent_run": parent_run,
+                        "created_at": now(),
+                    }
+                ],
+            )
+            insert_rows(
+                con, "run_status", [{"run_id": rid, "status": "started", "detail": "{}", "ts": now()}]
+            )
+        return rid
+
+    def set_run_status(self, run_id: str, status: str, detail: Mapping[str, Any] | None = None) -> None:
+        self.insert(
+            "run_status",
+            [
+                {
+                    "run_id": run_id,
+                    "status": status,
+                    "detail": json.dumps(detail or {}, default=str),
+                    "ts": now(),
+                }
+            ],
+        )
+
+    # ------------------------------------------------------------------ traces
+    def record_episodes(
+        self, pairs: Iterable[tuple[Episode, Sequence[Event]]], *, run_id: str | None = None
+    ) -> int:
+        """Write episodes with their events atomically; episodes already stored are kept as they are."""
+        ep_rows, ev_rows, links = [], [], []
+        for ep, events in pairs:
+            ep_rows.append(ep.row())
+            ev_rows.extend(event_row(ep.episode_id, ev) for ev in events)
+            links.append({"run_id": run_id or ep.run_id, "episode_id": ep.episode_id})
+        if not ep_rows:
+            return 0
+        with self.transaction() as con:
+            existing = set()
+            ids = [r["episode_id"] for r in ep_rows]
+            for i in range(0, len(ids), 5000):
+                chunk = ids[i : i + 5000]
+                existing |= {
+                    r[0]
+                    for r in con.execute(
+                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+                        [chunk],
+                    ).fetchall()
+                }
+            new_eps = [r for r in ep_rows if r["episode_id"] not in existing]
+            new_evs = [r for r in ev_rows if r["episode_id"] not in existing]
+            insert_rows(con, "episodes", new_eps)
+            insert_rows(con, "events", new_evs)
+            insert_rows(con, "run_episodes", links)
+        return len(new_eps)
+
+    def record_episode(self, episode: Episode, events: Sequence[Event]) -> bool:
+        return self.record_episodes([(episode, events)]) == 1
+
+    def link_episodes(self, run_id: str, episode_ids: Iterable[str]) -> None:
+        self.insert("run_episodes", [{"run_id": run_id, "episode_id": e} for e in episode_ids])
+
+    def existing_episodes(self, episode_ids: Sequence[str]) -> set[str]:
+        if not episode_ids:
+            return set()
+        rows = self.rows(
+            "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+            [list(episode_ids)],
+        )
+        return {r[0] for r in rows}
+
+    # ------------------------------------------------------------------ LLM cache and accounting
+    def llm_cache_get(self, key: str) -> dict[str, Any] | None:
+        rows = self.rows("SELECT response FROM llm_cache WHERE key = ?", [key])
+        return json.loads(rows[0][0]) if rows else None
+
+    def llm_cache_put(self, row: Mapping[str, Any]) -> None:
+        data = dict(row)
+        data.setdefault("created_at", now())
+        for k in ("request", "response"):
+            if not isinstance(data.get(k), str):
+                data[k] = json.dumps(data.get(k), ensure_ascii=False, default=str)
+        self.insert("llm_cache", [data])
+
+    def record_llm_calls(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        return self.insert("llm_calls", [dict(r) for r in rows])
