@@ -34,7 +34,7 @@ def _episode(i: int, run: str = "r1") -> Episode:
 def test_migrations_are_numbered_and_idempotent(tmp_path: Path) -> None:
     nums = [n for n, _, _ in migrations()]
     assert nums == sorted(nums) and nums[0] == 1
-    wh = Warehouse(tmp_path / "a.duckdb")
+    Warehouse(tmp_path / "a.duckdb")
     close_all()
     wh2 = Warehouse(tmp_path / "a.duckdb")
     assert wh2.scalar("SELECT max(version) FROM schema_version") == nums[-1]
