@@ -1,0 +1,172 @@
+"""Read tool documentation from any supported source into ToolDocs.
+
+Formats: OpenAI tool schemas, MCP tool definitions, Python callables
+(signature + numpy/Google/reST docstring), WorkBench `tools.json`, API-Bank
+`api_docs.json`, EasyTool/DRAFT `tool_guidelines` files, our own ToolDoc /
+DocSet JSON, and our rendered text. `load_docs` detects the format of a file
+(JSON or JSONL) or of every .json/.jsonl file in a folder. Every failure is a
+`DocParseError` naming the file, the line when there is one, and the key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.docs.model import ToolDoc
+from core.docs.parsers.datasets import (
+    disambiguate_api_bank,
+    parse_api_bank_api,
+    parse_native,
+    parse_tool_guidelines,
+    parse_workbench_tool,
+)
+from core.docs.parsers.docstring import ParamDoc, ParsedDocstring, parse_docstring
+from core.docs.parsers.errors import DocParseError, Where
+from core.docs.parsers.python import parse_callable
+from core.docs.parsers.rendered import parse_text
+from core.docs.parsers.schema import parse_mcp, parse_openai
+
+__all__ = [
+    "FORMATS",
+    "DocParseError",
+    "ParamDoc",
+    "ParsedDocstring",
+    "Where",
+    "detect_format",
+    "load_docs",
+    "parse_api_bank_api",
+    "parse_callable",
+    "parse_docstring",
+    "parse_json",
+    "parse_mcp",
+    "parse_native",
+    "parse_openai",
+    "parse_text",
+    "parse_tool_guidelines",
+    "parse_workbench_tool",
+]
+
+_NATIVE_KEYS = frozenset(ToolDoc.model_fields)
+
+# format name -> (human label, reader of one item into ToolDocs)
+FORMATS: dict[str, tuple[str, Callable[[Any, Where], list[ToolDoc]]]] = {
+    "openai": ("OpenAI tool schema", lambda o, w: [parse_openai(o, where=w)]),
+    "mcp": ("MCP tool definition", lambda o, w: [parse_mcp(o, where=w)]),
+    "workbench": ("WorkBench tool", lambda o, w: [parse_workbench_tool(o, w)]),
+    "api-bank": ("API-Bank API descriptor", lambda o, w: [parse_api_bank_api(o, w)]),
+    "tool-guidelines": ("EasyTool/DRAFT tool_guidelines entry", parse_tool_guidelines),
+    "tooldoc": ("ToolDoc JSON", lambda o, w: [parse_native(o, w)]),
+}
+
+
+def detect_format(item: Any) -> str | None:
+    """The format name of one documentation object, or None."""
+    if not isinstance(item, dict):
+        return None
+    if "tool_guidelines" in item:
+        return "tool-guidelines"
+    if item.get("type") == "function" and "function" in item:
+        return "openai"
+    if "inputSchema" in item:
+        return "mcp"
+    if "docstring" in item:
+        return "workbench"
+    if "input_parameters" in item or "output_parameters" in item:
+        return "api-bank"
+    if "tool" in item and set(item) <= _NATIVE_KEYS:
+        return "tooldoc"
+    if "name" in item and ("parameters" in item or "description" in item):
+        return "openai"
+    return None
+
+
+def _unknown(item: Any, where: Where) -> DocParseError:
+    kinds = ", ".join(label for label, _ in FORMATS.values())
+    if isinstance(item, dict):
+        keys = ", ".join(sorted(map(str, item))[:8]) or "none"
+        return where.error(f"unknown documentation format (keys: {keys}); expected one of: {kinds}")
+    return where.error(f"unknown documentation format ({type(item).__name__}); expected one of: {kinds}")
+
+
+def _parse_items(items: list[Any], where: Where) -> list[ToolDoc]:
+    docs: list[ToolDoc] = []
+    api_bank_items: list[Any] = []
+    api_bank_docs: list[ToolDoc] = []
+    for i, item in enumerate(items):
+        w = where.index(i)
+        fmt = detect_format(item)
+        if fmt is None:
+            raise _unknown(item, w)
+        parsed = FORMATS[fmt][1](item, w)
+        if fmt == "api-bank":
+            api_bank_items.append(item)
+            api_bank_docs.extend(parsed)
+        docs.extend(parsed)
+    if api_bank_docs:
+        fixed = dict(zip(map(id, api_bank_docs), disambiguate_api_bank(api_bank_docs, api_bank_items), strict=True))
+        docs = [fixed.get(id(d), d) for d in docs]
+    return docs
+
+
+def parse_json(obj: Any, where: Where | None = None) -> list[ToolDoc]:
+    """ToolDocs from a decoded JSON value: one doc object, a list of them, or a container.
+
+    Containers: `{"tools": [...]}` (WorkBench tools.json, a DocSet, an OpenAI
+    request's tool list) and EasyTool/DRAFT files keyed by tool ID.
+    """
+    where = where or Where()
+    if isinstance(obj, list):
+        return _parse_items(obj, where)
+    if not isinstance(obj, dict):
+        raise _unknown(obj, where)
+    fmt = detect_format(obj)
+    if fmt is not None:
+        return FORMATS[fmt][1](obj, where)
+    if isinstance(obj.get("tools"), list):
+        return _parse_items(obj["tools"], where.key("tools"))
+    if obj and all(isinstance(v, dict) and "tool_guidelines" in v for v in obj.values()):
+        return [d for k, v in obj.items() for d in parse_tool_guidelines(v, where.key(str(k)))]
+    if "tools" in obj:
+        where.check(obj["tools"], list, "tools")
+    raise _unknown(obj, where)
+
+
+def _read_file(path: Path) -> list[ToolDoc]:
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DocParseError(f"{name}: cannot read ({exc})", file=name) from exc
+    if path.suffix.lower() == ".jsonl":
+        docs: list[ToolDoc] = []
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            where = Where(file=name, line=lineno)
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise where.error(f"invalid JSON at column {exc.colno}: {exc.msg}") from exc
+            docs.extend(parse_json(obj, where))
+        return docs
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Where(file=name, line=exc.lineno).error(f"invalid JSON at column {exc.colno}: {exc.msg}") from exc
+    return parse_json(obj, Where(file=name))
+
+
+def load_docs(path: str | Path) -> list[ToolDoc]:
+    """All ToolDocs in a doc file (.json/.jsonl, format auto-detected) or in every such file of a folder."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".json", ".jsonl"))
+        if not files:
+            raise DocParseError(f"{p}: no .json or .jsonl documentation files in this folder", file=str(p))
+        return [d for f in files for d in _read_file(f)]
+    if not p.exists():
+        raise DocParseError(f"{p}: no such file or folder", file=str(p))
+    return _read_file(p)
