@@ -1,0 +1,174 @@
+"""What every agent paradigm shares: its configuration, the episode context and the trace recorder.
+
+An agent only decides; the context executes. Tool calls go through
+`EpisodeContext.execute`, which runs the sandbox, turns tool exceptions into
+observations and records every step, so the trace is complete whatever the
+paradigm and however the episode ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from core.benchmarks.base import Benchmark, Call, Sandbox, Task, ToolError
+from core.docs import ToolDoc
+from core.warehouse.records import Event, content_hash
+
+PARADIGMS = ("react", "multi")
+DOC_MODES = ("native", "text")
+
+
+class EpisodeFailure(Exception):
+    """Ends an episode as a recorded failure; `error_class` names why."""
+
+    def __init__(self, error_class: str, message: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything about the target agent that affects its behaviour (hashed into episode ids)."""
+
+    paradigm: str = "react"
+    model: str = "local/smollm2-135m"
+    doc_mode: str = "native"
+    temperature: float = 0.0
+    max_steps: int = 6
+    time_limit_s: float = 180.0
+    max_tokens: int = 256
+    seed: int = 0
+    retrieval_k: int | None = None
+    retriever: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.paradigm not in PARADIGMS:
+            raise ValueError(f"unknown agent paradigm {self.paradigm!r}; expected one of {PARADIGMS}")
+        if self.doc_mode not in DOC_MODES:
+            raise ValueError(f"unknown doc mode {self.doc_mode!r}; expected one of {DOC_MODES}")
+        if self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def config_id(self) -> str:
+        return content_hash("agent_config", self.to_json())
+
+    @property
+    def label(self) -> str:
+        return f"{self.paradigm}/{self.doc_mode}"
+
+
+@dataclass
+class TraceRecorder:
+    """Collects the ordered events of one episode and its token/cost totals."""
+
+    events: list[Event] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+
+    def add(self, kind: str, **kw: Any) -> Event:
+        ev = Event(seq=len(self.events), kind=kind, **kw)
+        self.events.append(ev)
+        self.tokens_in += ev.tokens_in
+        self.tokens_out += ev.tokens_out
+        self.cost += ev.cost
+        return ev
+
+    def model_call(self, result: Any, messages: Sequence[dict[str, Any]], agent: str = "") -> Event:
+        """Record one gateway result (core.llm LLMResult-like object)."""
+        out: dict[str, Any] = {"content": getattr(result, "content", None)}
+        calls = getattr(result, "tool_calls", None)
+        if calls:
+            out["tool_calls"] = [_jsonable_call(c) for c in calls]
+        return self.add(
+            "model_call",
+            text=agent or None,
+            payload={
+                "messages_in": list(messages),
+                "message_out": out,
+                "model": getattr(result, "model", None),
+            },
+            tokens_in=int(getattr(result, "tokens_in", 0) or 0),
+            tokens_out=int(getattr(result, "tokens_out", 0) or 0),
+            latency_s=float(getattr(result, "latency_s", 0.0) or 0.0),
+            cost=float(getattr(result, "cost", 0.0) or 0.0),
+            cache_hit=bool(getattr(result, "cache_hit", False)),
+        )
+
+
+def _jsonable_call(c: Any) -> Any:
+    if isinstance(c, dict):
+        return c
+    return {k: getattr(c, k, None) for k in ("id", "name", "arguments")}
+
+
+@dataclass
+class EpisodeContext:
+    """One episode: the task, the offered tools' docs, a fresh sandbox and the recorder."""
+
+    task: Task
+    benchmark: Benchmark
+    docs: list[ToolDoc]
+    sandbox: Sandbox
+    system_prompt: str
+    config: AgentConfig
+    run_id: str = ""
+    recorder: TraceRecorder = field(default_factory=TraceRecorder)
+    calls: list[Call] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def deadline(self) -> float:
+        return self.started + self.config.time_limit_s
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise EpisodeFailure(
+                "timeout", f"episode exceeded its time limit of {self.config.time_limit_s:.0f}s"
+            )
+
+    def tool_names(self) -> list[str]:
+        return [d.tool for d in self.docs]
+
+    def execute(self, call: Call) -> str:
+        """Run one tool call; every outcome (output, tool error, crash) becomes an observation."""
+        self.check_time()
+        known = set(self.tool_names())
+        if call.tool not in known:
+            msg = f"Error: unknown tool {call.tool!r}. Available tools: {', '.join(sorted(known))}"
+            self.recorder.add("tool_call", tool=call.tool, args=dict(call.args), error=msg)
+            return msg
+        self.calls.append(call)
+        t0 = time.monotonic()
+        try:
+            output = self.sandbox.execute(call)
+        except ToolError as exc:
+            msg = str(exc) or type(exc).__name__
+            self.recorder.add(
+                "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
+            )
+            return msg
+        except Exception as exc:  # a crashing tool is data about the episode, not a crash of the run
+            msg = f"{type(exc).__name__}: {exc}"
+            self.recorder.add(
+                "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
+            )
+            return f"Error: {msg}"
+        text = output if isinstance(output, str) else str(output)
+        self.recorder.add(
+            "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
+        )
+        return text
+
+
+class Agent(Protocol):
+    """A paradigm: runs one episode and returns the final answer (or None)."""
+
+    def run(self, ctx: EpisodeContext) -> str | None: ...

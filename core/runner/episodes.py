@@ -1,0 +1,124 @@
+"""Run one episode end to end and turn it into an immutable trace record.
+
+Whatever happens inside the agent — malformed model output, unknown tools, bad
+arguments, tool exceptions, a timeout, even a bug in the agent — the result is a
+scored Episode with its error class, never an exception that stops a run.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+
+from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
+from core.benchmarks.base import Benchmark, Score, Task
+from core.docs import DocSet
+from core.warehouse.records import Episode, Event, now
+
+AgentFactory = Callable[[AgentConfig], Agent]
+
+
+def offered_docs(benchmark: Benchmark, task: Task, docset: DocSet, config: AgentConfig):
+    """The docs of the tools offered for this task (optionally narrowed by a retriever)."""
+    tools = [t for t in benchmark.tools_for(task) if t in docset]
+    docs = [docset[t] for t in tools]
+    if config.retrieval_k:
+        from core.retrieval import top_k_docs  # retrievers live below the runner
+
+        docs = top_k_docs(task.query, docs, k=config.retrieval_k, retriever=config.retriever or "bm25")
+    return docs
+
+
+def run_episode(
+    benchmark: Benchmark,
+    task: Task,
+    docset: DocSet,
+    config: AgentConfig,
+    repeat: int,
+    *,
+    run_id: str,
+    agent: Agent,
+    split: str = "",
+    variant: str = "",
+) -> tuple[Episode, list[Event]]:
+    """Execute and score one episode; never raises for agent or tool failures."""
+    started_at = now()
+    t0 = time.monotonic()
+    episode_id = Episode.make_id(benchmark.name, task.task_id, docset.docset_id, config.config_id, repeat)
+    sandbox = benchmark.new_sandbox(task)
+    ctx = EpisodeContext(
+        task=task,
+        benchmark=benchmark,
+        docs=offered_docs(benchmark, task, docset, config),
+        sandbox=sandbox,
+        system_prompt=benchmark.system_prompt(task),
+        config=config,
+        run_id=run_id,
+    )
+    final: str | None = None
+    error: str | None = None
+    error_class: str | None = None
+    try:
+        final = agent.run(ctx)
+        ctx.check_time()
+    except EpisodeFailure as exc:
+        error, error_class = str(exc), exc.error_class
+    except Exception as exc:  # noqa: BLE001 - an agent bug is recorded, the run goes on
+        error = f"{type(exc).__name__}: {exc}"
+        error_class = _classify_exception(exc)
+        ctx.recorder.add("error", error=error, payload={"traceback": traceback.format_exc(limit=8)})
+    else:
+        if final is not None:
+            ctx.recorder.add("final_answer", text=final)
+    if error is not None and not any(e.kind == "error" for e in ctx.recorder.events):
+        ctx.recorder.add("error", error=error, text=error_class)
+    try:
+        score = benchmark.score(task, list(ctx.calls), final, sandbox)
+    except Exception as exc:  # noqa: BLE001 - a scorer failure marks the episode, it does not stop the run
+        score = Score(False, False, {"error": f"scorer failed: {type(exc).__name__}: {exc}"})
+        error = error or str(score.details["error"])
+        error_class = error_class or "scorer_error"
+    rec = ctx.recorder
+    steps = sum(1 for e in rec.events if e.kind == "model_call")
+    episode = Episode(
+        episode_id=episode_id,
+        run_id=run_id,
+        benchmark=benchmark.name,
+        task_id=task.task_id,
+        domain=task.domain,
+        docset_id=docset.docset_id,
+        config_id=config.config_id,
+        repeat=repeat,
+        model=config.model,
+        paradigm=config.label,
+        variant=variant,
+        split=split,
+        success=bool(score.success),
+        tool_correct=bool(score.tool_correct),
+        score=dict(score.details),
+        calls=[c.to_json() for c in ctx.calls],
+        final_answer=final,
+        error=error,
+        error_class=error_class,
+        n_steps=steps,
+        tokens_in=rec.tokens_in,
+        tokens_out=rec.tokens_out,
+        cost=rec.cost,
+        latency_s=time.monotonic() - t0,
+        source="run",
+        started_at=started_at,
+        finished_at=now(),
+    )
+    return episode, rec.events
+
+
+def _classify_exception(exc: Exception) -> str:
+    name = type(exc).__name__.lower()
+    if "timeout" in name:
+        return "timeout"
+    if "json" in name or "parse" in name or "validation" in name:
+        return "parse_error"
+    if "ratelimit" in name or "connection" in name or "serviceunavailable" in name:
+        return "provider_error"
+    return "agent_error"

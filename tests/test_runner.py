@@ -1,0 +1,130 @@
+"""The runner: failures become data, resume finishes only what is missing, metrics by scope."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from core.agents.base import AgentConfig
+from core.runner import RunPlan, run
+from core.warehouse import Warehouse
+from core.warehouse.store import close_all
+from tests.toybench import OracleAgent, ToyBench
+
+
+def _plan(bench: ToyBench, repeats: int = 2) -> RunPlan:
+    return RunPlan(
+        bench,
+        bench.original_docs(),
+        AgentConfig(model="scripted/oracle"),
+        bench.tasks(),
+        repeats=repeats,
+        split="test",
+    )
+
+
+def test_failures_are_recorded_not_raised(warehouse: Warehouse) -> None:
+    bench = ToyBench()
+    res = run(warehouse, _plan(bench), agent_factory=OracleAgent, concurrency=2)
+    assert res.planned == res.ran == 12
+    eps = warehouse.query(
+        "SELECT task_id, success, error_class, error FROM episodes WHERE repeat = 0 ORDER BY task_id"
+    )
+    by = {r.task_id: r for r in eps.itertuples()}
+    assert by["t0"].success and pd.isna(by["t0"].error_class)
+    assert by["t1"].error_class == "parse_error" and not by["t1"].success
+    assert by["t3"].error_class == "agent_error" and "agent bug" in by["t3"].error
+    assert by["t5"].success  # an unknown tool is an observation; the agent recovered
+    ev = warehouse.query(
+        "SELECT e.kind, e.tool, e.error FROM events e JOIN episodes p USING (episode_id) "
+        "WHERE p.task_id = 't3' AND p.repeat = 0 ORDER BY seq"
+    )
+    assert list(ev["kind"]) == ["tool_call", "error"]
+    assert "crashed" in ev["error"][0]
+    assert abs(res.metrics.ts - 8 / 12) < 1e-9
+    assert set(res.metrics.by_domain["domain"]) == {"arith", "other"}
+    assert list(res.metrics.by_tool["tool"]) == ["math.add"]
+
+
+def test_rerun_reuses_finished_episodes(warehouse: Warehouse) -> None:
+    bench = ToyBench()
+    first = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    second = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    assert second.run_id == first.run_id
+    assert second.ran == 0 and second.reused == 12
+    assert warehouse.scalar("SELECT count(*) FROM episodes") == 12
+
+
+def test_cancel_stops_between_episodes(warehouse: Warehouse) -> None:
+    bench = ToyBench(n=10)
+    calls = {"n": 0}
+
+    def cancelled() -> bool:
+        calls["n"] += 1
+        return calls["n"] > 3
+
+    res = run(
+        warehouse, _plan(bench, repeats=1), agent_factory=OracleAgent, concurrency=1, cancelled=cancelled
+    )
+    assert res.cancelled and 0 < warehouse.scalar("SELECT count(*) FROM episodes") < 10
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from functools import partial
+    from core.agents.base import AgentConfig
+    from core.runner import RunPlan, run
+    from core.warehouse import Warehouse
+    from tests.toybench import OracleAgent, ToyBench
+    bench = ToyBench(n=12)
+    plan = RunPlan(bench, bench.original_docs(), AgentConfig(model="scripted/oracle"), bench.tasks(), repeats=2)
+    res = run(Warehouse(sys.argv[1]), plan, agent_factory=partial(OracleAgent, sleep=float(sys.argv[2])), concurrency=2)
+    print("finished", res.planned, res.ran)
+    """
+)
+
+
+def test_sigkill_then_rerun_completes_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "kill.duckdb"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(db), "0.15"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wh = Warehouse(db)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        n = wh.scalar("SELECT count(*) FROM episodes")
+        if n >= 6:
+            break
+        time.sleep(0.1)
+    close_all()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    partial_count = Warehouse(db).scalar("SELECT count(*) FROM episodes")
+    close_all()
+    assert 0 < partial_count < 24
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(db), "0"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    wh = Warehouse(db)
+    assert wh.scalar("SELECT count(*) FROM episodes") == 24
+    assert wh.scalar("SELECT count(DISTINCT episode_id) FROM episodes") == 24
+    assert (
+        wh.scalar(
+            "SELECT count(*) FROM (SELECT episode_id, seq FROM events GROUP BY ALL HAVING count(*) > 1)"
+        )
+        == 0
+    )
