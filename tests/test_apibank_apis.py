@@ -326,3 +326,9 @@ def test_registry_matches_descriptors(data_dir: Path) -> None:
     for name, api in REGISTRY.items():
         declared = {k: v["type"] for k, v in by_name[name]["input_parameters"].items()}
         assert declared == {p.name: p.type for p in api.params}, name
+
+
+def test_caller_arguments_are_not_mutated(s: Session) -> None:
+    devices = [{"name": " Lamp ", "description": "d"}]
+    s.call("AddScene", {"name": "study", "devices": devices})
+    assert devices == [{"name": " Lamp ", "description": "d"}]

@@ -25,7 +25,7 @@ def with_dups(data_dir: Path, bench: ApiBank) -> ApiBank:
 
 
 def task(b: ApiBank, task_id: str):
-    return next(t for t in b.tasks() if t.task_id == task_id)
+    return b.task(task_id)
 
 
 # --------------------------------------------------------------------------- counts and gold replay
@@ -62,6 +62,8 @@ def test_gold_replay_is_fully_correct(bench: ApiBank, with_dups: ApiBank) -> Non
     assert report.kept_with_duplicates == 198 and report.kept_without_duplicates == 195
     assert report.upstream_compatible == {"passed": 173, "total": 215}
     assert "195/195" in report.to_text()
+    assert report["ok"] and report["tasks"] == 195 and report["docs"] == 28
+    json.dumps(dict(report))
     full = check(with_dups, upstream=False)
     assert full.ok and full.total == 198
 

@@ -156,6 +156,13 @@ class ApiBank:
             ]
         return list(self._tasks)
 
+    def task(self, task_id: str) -> Task:
+        """One task by id, e.g. `QueryStock-level-1-1#0` (dialogue file stem # sample id)."""
+        found = next((t for t in self.tasks() if t.task_id == task_id), None)
+        if found is None:
+            raise KeyError(f"no API-Bank task {task_id!r} (ids look like 'QueryStock-level-1-1#0')")
+        return found
+
     def _task(self, s: Sample) -> Task:
         gold = gold_call(s.gold)
         meta = {

@@ -96,7 +96,8 @@ class Session:
             spec = api.param(name)
             if spec is None:
                 raise CallLayerError(f"invalid parameter name. parameter: {name}", "INVALID_INPUT_PARAMETER")
-            converted[name] = convert(spec.type, value, upstream=self.upstream_types)
+            # a private copy: some APIs normalise their arguments in place (AddScene)
+            converted[name] = convert(spec.type, copy.deepcopy(value), upstream=self.upstream_types)
         missing = [p for p in api.required if p not in converted]
         if missing:
             raise CallLayerError(_missing_message(api.name, missing), "MISS_INPUT_ARGUMENT")
