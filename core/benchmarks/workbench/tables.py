@@ -1,0 +1,131 @@
+"""The WorkBench sandbox state: five pandas tables plus the read-only company directory.
+
+Why pandas: the upstream scorer compares tables with `DataFrame.equals`, which
+looks at row labels and their order as well as cells (SPEC 1.5, 6.3). Keeping
+the same data structure makes the label rules (append with label 0, write at
+label = row count, relabel after append) fall out of the same operations
+instead of being simulated.
+
+Every CSV is read with `dtype=object`, so cells are Python `str` or missing
+(NaN), exactly like the upstream pandas 2.1 `dtype=str` load; this also keeps
+pandas 3's string dtype out of the tables, which would reject the non-text
+values (an integer `duration`, a timestamp) that the upstream tables accept.
+The tables are loaded once per data directory and copied for every episode
+(the reset rule, SPEC 2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from core.config import benchmark_dir
+
+# Table key -> CSV file under data/processed/ (plots is in memory only).
+TABLE_FILES: dict[str, str] = {
+    "calendar": "calendar_events.csv",
+    "emails": "emails.csv",
+    "analytics": "analytics_data.csv",
+    "tasks": "project_tasks.csv",
+    "crm": "customer_relationship_manager_data.csv",
+}
+# The tables the scorer compares, in SPEC order (analytics data is not compared; plots is).
+COMPARED: tuple[str, ...] = ("calendar", "emails", "plots", "tasks", "crm")
+# Which compared table each tool domain writes to.
+DOMAIN_TABLE: dict[str, str] = {
+    "calendar": "calendar",
+    "email": "emails",
+    "analytics": "plots",
+    "project_management": "tasks",
+    "customer_relationship_manager": "crm",
+}
+
+
+def workbench_dir(data_dir: str | Path | None = None) -> Path:
+    """The `workbench/` folder: the explicit path if it already is one, else `<data-dir>/workbench`."""
+    if data_dir is not None:
+        p = Path(data_dir).expanduser()
+        if (p / "data" / "processed").is_dir():
+            return p.resolve()
+        return benchmark_dir("workbench", p)
+    return benchmark_dir("workbench")
+
+
+@dataclass
+class Tables:
+    """One episode's mutable state. `dirty` names the compared tables a write tool touched."""
+
+    calendar: pd.DataFrame
+    emails: pd.DataFrame
+    analytics: pd.DataFrame
+    plots: pd.DataFrame
+    tasks: pd.DataFrame
+    crm: pd.DataFrame
+    directory: pd.Series
+    dirty: set[str] = field(default_factory=set)
+    # Q1: store a sent email's time as a Timestamp object, as upstream does (searches may then raise).
+    compat_timestamps: bool = False
+
+    def get(self, key: str) -> pd.DataFrame:
+        return getattr(self, key)
+
+    def set(self, key: str, df: pd.DataFrame) -> None:
+        setattr(self, key, df)
+        if key in COMPARED:
+            self.dirty.add(key)
+
+    def touch(self, key: str) -> None:
+        self.dirty.add(key)
+
+
+_EMPTY_PLOTS = pd.DataFrame({"file_path": pd.Series([], dtype=object)})
+# With copy-on-write (always on from pandas 3) a shallow copy is an independent table.
+_DEEP = int(pd.__version__.split(".")[0]) < 3 and pd.options.mode.copy_on_write is not True
+
+
+def empty_plots() -> pd.DataFrame:
+    return _EMPTY_PLOTS.copy(deep=_DEEP)
+
+
+def clone(df: pd.DataFrame) -> pd.DataFrame:
+    """An independent table to modify (cheap under copy-on-write)."""
+    return df.copy(deep=_DEEP)
+
+
+def append_row(df: pd.DataFrame, values: list, label: object) -> pd.DataFrame:
+    """A new table with one row appended under `label` (faster than `.loc` enlargement)."""
+    row = pd.DataFrame([values], columns=df.columns, index=[label], dtype=object)
+    return pd.concat([df, row]) if len(df) else row.astype(object)
+
+
+@lru_cache(maxsize=4)
+def _initial(root: str) -> Tables:
+    base = Path(root) / "data" / "processed"
+    frames = {k: pd.read_csv(base / f, dtype=object) for k, f in TABLE_FILES.items()}
+    # The only non-text column: upstream converts it to a real boolean at load time.
+    frames["analytics"]["user_engaged"] = frames["analytics"]["user_engaged"] == "True"
+    directory = pd.read_csv(Path(root) / "data" / "raw" / "email_addresses.csv", header=None, dtype=object)[0]
+    return Tables(plots=empty_plots(), directory=directory, **frames)
+
+
+def fresh_tables(root: Path, *, compat_timestamps: bool = False) -> Tables:
+    """A reset state: deep copies of the initial tables; the directory is shared (read-only)."""
+    init = _initial(str(root))
+    return Tables(
+        calendar=init.calendar.copy(deep=_DEEP),
+        emails=init.emails.copy(deep=_DEEP),
+        analytics=init.analytics.copy(deep=_DEEP),
+        plots=empty_plots(),
+        tasks=init.tasks.copy(deep=_DEEP),
+        crm=init.crm.copy(deep=_DEEP),
+        directory=init.directory,
+        compat_timestamps=compat_timestamps,
+    )
+
+
+def initial_tables(root: Path) -> Tables:
+    """The shared initial state. Never mutate it; use `fresh_tables` for an episode."""
+    return _initial(str(root))

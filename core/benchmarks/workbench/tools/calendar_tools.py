@@ -1,0 +1,98 @@
+"""Calendar tools (SPEC 3.1). Timestamp-range filters parse every start time, like upstream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from core.benchmarks.workbench.tables import Tables, append_row, clone
+
+
+def get_event_information_by_id(t: Tables, /, event_id: Any = None, field: Any = None) -> Any:
+    if not event_id:
+        return "Event ID not provided."
+    if not field:
+        return "Field not provided."
+    df = t.calendar
+    if event_id not in df["event_id"].values:
+        return "Event not found."
+    if field not in df.columns:
+        return "Field not found."
+    return {field: df.loc[df["event_id"] == event_id, field].values[0]}
+
+
+def search_events(t: Tables, /, query: Any = "", time_min: Any = None, time_max: Any = None) -> Any:
+    df = t.calendar
+    mask = df["event_name"].str.contains(query, case=False, na=False) | df["participant_email"].str.contains(
+        query, case=False, na=False
+    )
+    if time_min or time_max:
+        # Upstream parses the whole column, so one bad start time anywhere raises.
+        starts = df["event_start"].map(pd.Timestamp)
+        if time_min:
+            mask &= starts >= pd.Timestamp(time_min)
+        if time_max:
+            mask &= starts <= pd.Timestamp(time_max)
+    found = df[mask]
+    if found.empty:
+        return "No events found."
+    return found.head(5).to_dict(orient="records")
+
+
+def create_event(
+    t: Tables,
+    /,
+    event_name: Any = None,
+    participant_email: Any = None,
+    event_start: Any = None,
+    duration: Any = None,
+) -> Any:
+    if not event_name:
+        return "Event name not provided."
+    if not participant_email:
+        return "Participant email not provided."
+    if not event_start:
+        return "Event start not provided."
+    if not duration:
+        return "Event duration not provided."
+    participant_email = participant_email.lower()
+    df = t.calendar
+    event_id = str(int(df["event_id"].max()) + 1).zfill(8)
+    values = {
+        "event_id": event_id,
+        "event_name": event_name,
+        "participant_email": participant_email,
+        "event_start": event_start,
+        "duration": duration,
+    }
+    # Appended with its own label 0 (labels may repeat), SPEC 1.5.
+    t.set("calendar", append_row(df, [values.get(c) for c in df.columns], 0))
+    return event_id
+
+
+def delete_event(t: Tables, /, event_id: Any = None) -> Any:
+    if not event_id:
+        return "Event ID not provided."
+    df = t.calendar
+    if event_id not in df["event_id"].values:
+        return "Event not found."
+    t.set("calendar", df[df["event_id"] != event_id])
+    return "Event deleted successfully."
+
+
+def update_event(t: Tables, /, event_id: Any = None, field: Any = None, new_value: Any = None) -> Any:
+    if not event_id or not field or not new_value:
+        return "Event ID, field, or new value not provided."
+    df = t.calendar
+    if event_id not in df["event_id"].values:
+        return "Event not found."
+    if field == "participant_email":
+        new_value = new_value.lower()
+    df = clone(df)
+    if field not in df.columns:
+        # No field validation upstream: an unknown name becomes a new (object) column.
+        df[field] = pd.Series([float("nan")] * len(df), index=df.index, dtype=object)
+    df.loc[df["event_id"] == event_id, field] = new_value
+    t.set("calendar", df)
+    return "Event updated successfully."
