@@ -1,0 +1,100 @@
+"""`docschisel warehouse`: inspect the trace warehouse, apply migrations, and check the job runner.
+
+`selftest-job` is a tiny command that behaves like a real long job (progress,
+cooperative cancellation) without a model or benchmark data, so the dashboard's
+job machinery can be exercised on any machine.
+"""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from core.config import warehouse_path
+
+TABLES = (
+    "benchmarks",
+    "tools",
+    "tasks",
+    "splits",
+    "doc_versions",
+    "doc_sets",
+    "runs",
+    "episodes",
+    "events",
+    "evaluations",
+    "diagnoses",
+    "plans",
+    "candidates",
+    "memories",
+    "approvals",
+    "field_impact",
+    "llm_calls",
+    "jobs",
+)
+
+
+@click.group()
+def command() -> None:
+    """Inspect and maintain the trace warehouse."""
+
+
+def _warehouse_option(f):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--warehouse",
+        "warehouse",
+        default=None,
+        help="Warehouse file (default: $DOCSCHISEL_WAREHOUSE or data/warehouse.duckdb).",
+    )(f)
+
+
+@command.command("stats")
+@_warehouse_option
+def stats(warehouse: str | None) -> None:
+    """Row counts per table and the schema version."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(warehouse)
+    click.echo(f"warehouse  {wh.path}")
+    click.echo(f"schema     version {wh.scalar('SELECT max(version) FROM schema_version')}")
+    for table in TABLES:
+        click.echo(f"{table:<14} {wh.scalar(f'SELECT count(*) FROM {table}'):>10,}")
+
+
+@command.command("migrate")
+@_warehouse_option
+def migrate(warehouse: str | None) -> None:
+    """Create the warehouse or apply missing migrations."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(warehouse)
+    click.echo(f"{wh.path}: schema version {wh.migrate()}")
+
+
+@command.command("selftest-job", hidden=True)
+@click.option("--steps", type=int, default=10, show_default=True)
+@click.option("--delay", type=float, default=0.2, show_default=True, help="Seconds per step.")
+@click.option("--fail-at", type=int, default=None, help="Fail at this step (tests the failure path).")
+@click.option("--ignore-cancel", is_flag=True, help="Ignore cancel requests (tests the SIGTERM fallback).")
+@_warehouse_option
+def selftest_job(
+    steps: int, delay: float, fail_at: int | None, ignore_cancel: bool, warehouse: str | None
+) -> None:
+    """Report progress for STEPS steps and honour cancellation, like a real job."""
+    from core.jobs import cancel_requested, current_job, report_progress
+    from core.warehouse import Warehouse
+
+    job = current_job()
+    wh, job_id = job if job else (Warehouse(warehouse_path(warehouse)), None)
+    for i in range(steps):
+        if job_id and not ignore_cancel and cancel_requested(wh, job_id):
+            click.echo(f"cancelled after {i} of {steps} steps")
+            return
+        if fail_at is not None and i == fail_at:
+            raise click.ClickException(f"selftest failure at step {i}")
+        time.sleep(delay)
+        if job_id:
+            report_progress(wh, job_id, i + 1, steps, f"step {i + 1} of {steps}")
+        click.echo(f"step {i + 1}/{steps}")
+    click.echo("selftest finished")

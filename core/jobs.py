@@ -1,0 +1,459 @@
+"""Background jobs: long commands started from the dashboard, with progress in the warehouse.
+
+Why this shape. A Streamlit script must never run an evaluation inline: the
+page would freeze, a reload would lose it and a second tab would not see it. So
+a job is a detached process tree, and everything a viewer needs to know lives in
+the warehouse as an append-only log (`job_events`), which any tab, any reload
+and any CLI can read:
+
+    dashboard ──start_job──▶ supervisor (`python -m core.jobs supervise ...`, own session)
+                                 └─▶ child  `python -m core.cli.main <argv>`
+                                      env DOCSCHISEL_JOB_ID, DOCSCHISEL_WAREHOUSE
+
+The child reports progress with `report_progress` and polls `cancel_requested`.
+The supervisor records `running`, then the final state (`done`, `failed` with the
+last log line, or `cancelled`) whatever the child does, so any CLI sub-command
+can run as a job even if it knows nothing about jobs. Cancelling writes a
+`cancel_requested` event; a cooperative child stops by itself, and the
+supervisor sends SIGTERM (then SIGKILL) to the child's process group after a
+grace period. Writes are short warehouse leases, so a job never locks the
+dashboard out, and vice versa.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from core.config import PROJECT_ROOT
+from core.warehouse import Warehouse
+from core.warehouse.records import now
+
+TERMINAL = ("done", "failed", "cancelled")
+ACTIVE = ("queued", "running", "cancelling")
+ENV_JOB = "DOCSCHISEL_JOB_ID"
+ENV_WAREHOUSE = "DOCSCHISEL_WAREHOUSE"
+DEFAULT_GRACE_S = 10.0
+KILL_AFTER_S = 5.0
+POLL_S = 0.25
+# Progress rows are throttled per job so a fast loop cannot flood the log.
+PROGRESS_MIN_INTERVAL_S = 0.5
+
+_last_progress: dict[str, float] = {}
+_cancel_seen: dict[str, tuple[float, bool]] = {}
+_children: dict[str, subprocess.Popen] = {}
+
+
+@dataclass(frozen=True)
+class JobState:
+    """The folded state of one job's event log."""
+
+    job_id: str
+    kind: str
+    status: str  # queued | running | cancelling | done | failed | cancelled | lost
+    done: int | None = None
+    total: int | None = None
+    message: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    pid: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    cancel_requested: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.total or self.done is None:
+            return None
+        return max(0.0, min(1.0, self.done / self.total))
+
+    @property
+    def argv(self) -> list[str]:
+        return list(self.params.get("argv", []))
+
+
+# ---------------------------------------------------------------------- paths
+
+
+def log_path(warehouse: Warehouse, job_id: str) -> Path:
+    """Where the supervisor writes the child's stdout and stderr."""
+    return warehouse.path.parent / "jobs" / f"{job_id}.log"
+
+
+def log_tail(warehouse: Warehouse, job_id: str, lines: int = 40) -> str:
+    path = log_path(warehouse, job_id)
+    if not path.exists():
+        return ""
+    with path.open("rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 64_000))
+        text = fh.read().decode("utf-8", errors="replace")
+    return "\n".join(text.splitlines()[-lines:])
+
+
+# ---------------------------------------------------------------------- the log
+
+
+def _event(
+    warehouse: Warehouse,
+    job_id: str,
+    status: str,
+    done: int | None = None,
+    total: int | None = None,
+    message: str = "",
+) -> None:
+    warehouse.insert(
+        "job_events",
+        [{"job_id": job_id, "status": status, "done": done, "total": total, "message": message, "ts": now()}],
+    )
+
+
+def report_progress(warehouse: Warehouse, job_id: str, done: int, total: int, message: str = "") -> None:
+    """Record progress of a running job (throttled; the first and last step always land)."""
+    t = time.monotonic()
+    last = _last_progress.get(job_id)
+    if last is not None and 0 < done < total and t - last < PROGRESS_MIN_INTERVAL_S:
+        return
+    _last_progress[job_id] = t
+    _event(warehouse, job_id, "running", int(done), int(total), message)
+
+
+def cancel_requested(warehouse: Warehouse, job_id: str) -> bool:
+    """Whether someone asked this job to stop; cheap to call once per task."""
+    t = time.monotonic()
+    seen = _cancel_seen.get(job_id)
+    if seen is not None and (seen[1] or t - seen[0] < PROGRESS_MIN_INTERVAL_S):
+        return seen[1]
+    flag = bool(
+        warehouse.scalar(
+            "SELECT count(*) FROM job_events WHERE job_id = ? AND status = 'cancel_requested'", [job_id]
+        )
+    )
+    _cancel_seen[job_id] = (t, flag)
+    return flag
+
+
+def current_job() -> tuple[Warehouse, str] | None:
+    """The (warehouse, job id) this process runs for, when started by `start_job`."""
+    job_id = os.environ.get(ENV_JOB)
+    if not job_id:
+        return None
+    return Warehouse(os.environ.get(ENV_WAREHOUSE) or None), job_id
+
+
+def request_cancel(warehouse: Warehouse, job_id: str, reason: str = "") -> None:
+    """Ask a job to stop; the job (or, after a grace period, its supervisor) ends it."""
+    state = job_state(warehouse, job_id)
+    if state is None or not state.active:
+        return
+    _event(warehouse, job_id, "cancel_requested", message=reason or "cancel requested")
+
+
+# ---------------------------------------------------------------------- start
+
+
+def new_job_id(kind: str) -> str:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() else "-" for c in kind)[:24]
+    return f"{safe}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def start_job(
+    warehouse: Warehouse,
+    kind: str,
+    argv: Sequence[str],
+    params: Mapping[str, Any] | None = None,
+    *,
+    grace_s: float = DEFAULT_GRACE_S,
+) -> str:
+    """Launch `python -m core.cli.main <argv>` as a detached, supervised job; returns its id."""
+    job_id = new_job_id(kind)
+    argv = [str(a) for a in argv]
+    record = {**dict(params or {}), "argv": argv}
+    _event(warehouse, job_id, "queued", message="queued")
+    log = log_path(warehouse, job_id)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "core.jobs",
+        "supervise",
+        "--job",
+        job_id,
+        "--warehouse",
+        str(warehouse.path),
+        "--grace",
+        str(grace_s),
+        "--",
+        *argv,
+    ]
+    env = _child_env(warehouse, job_id)
+    try:
+        with log.open("ab") as err:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=str(PROJECT_ROOT),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=True,
+            )
+    except OSError as exc:
+        _event(warehouse, job_id, "failed", message=f"could not start: {exc}")
+        raise
+    _children[job_id] = proc
+    warehouse.insert(
+        "jobs",
+        [
+            {
+                "job_id": job_id,
+                "kind": kind,
+                "params": json.dumps(record, default=str),
+                "pid": proc.pid,
+                "created_at": now(),
+            }
+        ],
+    )
+    return job_id
+
+
+def _child_env(warehouse: Warehouse, job_id: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env[ENV_JOB] = job_id
+    env[ENV_WAREHOUSE] = str(warehouse.path)
+    env["PYTHONUNBUFFERED"] = "1"
+    root = str(PROJECT_ROOT)
+    parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in parts:
+        env["PYTHONPATH"] = os.pathsep.join([root, *parts])
+    return env
+
+
+# ---------------------------------------------------------------------- read
+
+
+_STATE_SQL = """
+WITH ev AS (
+    SELECT job_id,
+           max(ts) AS updated_at,
+           min(ts) AS first_ts,
+           arg_max(status, ts) AS last_status,
+           arg_max(status, ts) FILTER (WHERE status IN ('done', 'failed', 'cancelled')) AS terminal,
+           bool_or(status = 'cancel_requested') AS cancel_req,
+           arg_max(done, ts) FILTER (WHERE total IS NOT NULL) AS done,
+           arg_max(total, ts) FILTER (WHERE total IS NOT NULL) AS total,
+           arg_max(message, ts) FILTER (WHERE coalesce(message, '') <> '') AS message
+    FROM job_events
+    {where}
+    GROUP BY job_id
+)
+SELECT ev.job_id, j.kind, j.params, j.pid, coalesce(j.created_at, ev.first_ts) AS created_at,
+       ev.updated_at, ev.last_status, ev.terminal, ev.cancel_req, ev.done, ev.total, ev.message
+FROM ev LEFT JOIN jobs j USING (job_id)
+ORDER BY created_at DESC
+{limit}
+"""
+
+
+def _fold(row: Mapping[str, Any]) -> JobState:
+    terminal = row["terminal"]
+    if terminal:
+        status = terminal
+    elif row["cancel_req"]:
+        status = "cancelling"
+    else:
+        status = row["last_status"] if row["last_status"] in ACTIVE else "running"
+    pid = _int(row["pid"])
+    job_id = row["job_id"]
+    if status in ACTIVE and pid is not None and not _alive(job_id, pid):
+        status = "lost"
+    params = row["params"]
+    try:
+        params = json.loads(params) if isinstance(params, str) else dict(params or {})
+    except (ValueError, TypeError):
+        params = {}
+    return JobState(
+        job_id=job_id,
+        kind=row["kind"] or str(params.get("kind", "job")),
+        status=status,
+        done=_int(row["done"]),
+        total=_int(row["total"]),
+        message=row["message"] or "",
+        params=params,
+        pid=pid,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        cancel_requested=bool(row["cancel_req"]),
+    )
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return None if value is None or pd.isna(value) else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _alive(job_id: str, pid: int) -> bool:
+    """Whether the supervisor process still runs (reaping it when it is our child)."""
+    proc = _children.get(job_id)
+    if proc is not None:
+        if proc.poll() is None:
+            return True
+        _children.pop(job_id, None)
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def job_state(warehouse: Warehouse, job_id: str) -> JobState | None:
+    """The current state of one job, or None when unknown."""
+    df = warehouse.query(_STATE_SQL.format(where="WHERE job_id = ?", limit=""), [job_id])
+    if df.empty:
+        return None
+    return _fold(df.iloc[0].to_dict())
+
+
+def list_jobs(warehouse: Warehouse, limit: int = 50, *, kind: str | None = None) -> list[JobState]:
+    """Most recent jobs first."""
+    df = warehouse.query(_STATE_SQL.format(where="", limit=f"LIMIT {int(limit) * 4}"))
+    jobs = [_fold(r) for r in df.to_dict("records")]
+    if kind is not None:
+        jobs = [j for j in jobs if j.kind == kind]
+    return jobs[:limit]
+
+
+def wait_for(warehouse: Warehouse, job_id: str, timeout_s: float = 60.0, poll_s: float = 0.2) -> JobState:
+    """Block until the job reaches a final state (tests and scripts)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = job_state(warehouse, job_id)
+        if state is not None and not state.active:
+            return state
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"job {job_id} still {state.status if state else 'unknown'} after {timeout_s}s"
+            )
+        time.sleep(poll_s)
+
+
+# ---------------------------------------------------------------------- supervisor
+
+
+def _last_line(path: Path) -> str:
+    with contextlib.suppress(OSError):
+        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            if line.strip():
+                return line.strip()[:500]
+    return ""
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def supervise(job_id: str, warehouse_path: str, argv: Sequence[str], grace_s: float) -> int:
+    """Run the child command, watch for cancellation, and record how it ended."""
+    wh = Warehouse(warehouse_path)
+    log = log_path(wh, job_id)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "core.cli.main", *argv]
+    with log.open("ab") as out:
+        out.write(f"$ docschisel {' '.join(argv)}\n".encode())
+        out.flush()
+        child = subprocess.Popen(
+            cmd,
+            cwd=str(PROJECT_ROOT),
+            env=_child_env(wh, job_id),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    _event(wh, job_id, "running", message="started")
+
+    stop = {"signal": False}
+
+    def _forward(signum: int, _frame: Any) -> None:
+        stop["signal"] = True
+        _signal_group(child, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, _forward)
+    signal.signal(signal.SIGINT, _forward)
+
+    cancel_at: float | None = None
+    termed = killed = False
+    next_check = 0.0
+    while child.poll() is None:
+        t = time.monotonic()
+        if cancel_at is None and t >= next_check:
+            next_check = t + 1.0
+            with contextlib.suppress(Exception):
+                if cancel_requested(wh, job_id):
+                    cancel_at = t
+        if cancel_at is not None:
+            if not termed and t - cancel_at >= grace_s:
+                _signal_group(child, signal.SIGTERM)
+                termed = True
+            elif termed and not killed and t - cancel_at >= grace_s + KILL_AFTER_S:
+                _signal_group(child, signal.SIGKILL)
+                killed = True
+        time.sleep(POLL_S)
+    rc = child.returncode
+    cancelled = cancel_at is not None or stop["signal"] or cancel_requested(wh, job_id)
+    state = job_state(wh, job_id)
+    done, total = (state.done, state.total) if state else (None, None)
+    if cancelled:
+        _event(wh, job_id, "cancelled", done, total, "cancelled" + (" (terminated)" if termed else ""))
+    elif rc == 0:
+        _event(wh, job_id, "done", total if total else done, total, "finished")
+    else:
+        _event(wh, job_id, "failed", done, total, _last_line(log) or f"exit code {rc}")
+    return 0 if rc == 0 or cancelled else 1
+
+
+def _main(args: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.jobs", description="supervise one background job")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sp = sub.add_parser("supervise")
+    sp.add_argument("--job", required=True)
+    sp.add_argument("--warehouse", required=True)
+    sp.add_argument("--grace", type=float, default=DEFAULT_GRACE_S)
+    sp.add_argument("argv", nargs=argparse.REMAINDER)
+    ns = parser.parse_args(args)
+    argv = ns.argv[1:] if ns.argv[:1] == ["--"] else ns.argv
+    return supervise(ns.job, ns.warehouse, argv, ns.grace)
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
