@@ -106,7 +106,9 @@ def _parse_items(items: list[Any], where: Where) -> list[ToolDoc]:
             api_bank_docs.extend(parsed)
         docs.extend(parsed)
     if api_bank_docs:
-        fixed = dict(zip(map(id, api_bank_docs), disambiguate_api_bank(api_bank_docs, api_bank_items), strict=True))
+        fixed = dict(
+            zip(map(id, api_bank_docs), disambiguate_api_bank(api_bank_docs, api_bank_items), strict=True)
+        )
         docs = [fixed.get(id(d), d) for d in docs]
     return docs
 
@@ -155,7 +157,9 @@ def _read_file(path: Path) -> list[ToolDoc]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise Where(file=name, line=exc.lineno).error(f"invalid JSON at column {exc.colno}: {exc.msg}") from exc
+        raise Where(file=name, line=exc.lineno).error(
+            f"invalid JSON at column {exc.colno}: {exc.msg}"
+        ) from exc
     return parse_json(obj, Where(file=name))
 
 

@@ -178,7 +178,8 @@ def _guideline_param(p: Any, where: Where, required: bool) -> Param:
 def _example_text(example: Any) -> str:
     if isinstance(example, dict):
         return "\n".join(
-            f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in example.items()
+            f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+            for k, v in example.items()
         )
     return example if isinstance(example, str) else json.dumps(example, ensure_ascii=False)
 

@@ -15,14 +15,24 @@ from dataclasses import dataclass, field
 
 from core.docs.model import Return
 
-_PARAM_SECTIONS = {"parameters", "params", "args", "arguments", "keyword args", "keyword arguments", "other parameters"}
+_PARAM_SECTIONS = {
+    "parameters",
+    "params",
+    "args",
+    "arguments",
+    "keyword args",
+    "keyword arguments",
+    "other parameters",
+}
 _RETURN_SECTIONS = {"returns", "return", "yields", "yield"}
 _EXAMPLE_SECTIONS = {"examples", "example"}
 _GOOGLE_HEADER = re.compile(
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|Returns|Return|Yields|"
     r"Yield|Raises|Examples|Example|Notes?|Warnings?|See Also|Attributes|Todo|References):\s*$"
 )
-_REST_FIELD = re.compile(r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except)\b([^:]*):(.*)$")
+_REST_FIELD = re.compile(
+    r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except)\b([^:]*):(.*)$"
+)
 _TYPE_LIKE = re.compile(r"^[A-Za-z_][\w.\[\](), |]*$")
 
 
@@ -191,7 +201,9 @@ def _parse_numpy(lines: list[str]) -> ParsedDocstring:
             for head, desc in _entries(body):
                 name, sep, typ = head.partition(":")
                 if sep:
-                    out.returns.append(Return(name=name.strip() or None, type=typ.strip() or None, description=_join(desc)))
+                    out.returns.append(
+                        Return(name=name.strip() or None, type=typ.strip() or None, description=_join(desc))
+                    )
                 else:
                     out.returns.append(Return(type=head.strip() or None, description=_join(desc)))
         elif kind == "examples":
@@ -230,7 +242,9 @@ def _parse_google(lines: list[str]) -> ParsedDocstring:
                 head, rest = entries[0][0], [ln for e in entries[1:] for ln in (e[0], *e[1])]
                 typ, sep, desc = head.partition(":")
                 if sep and _TYPE_LIKE.match(typ.strip()) and len(typ.split()) <= 3:
-                    out.returns.append(Return(type=typ.strip(), description=_join([desc.strip(), *entries[0][1], *rest])))
+                    out.returns.append(
+                        Return(type=typ.strip(), description=_join([desc.strip(), *entries[0][1], *rest]))
+                    )
                 else:
                     out.returns.append(Return(description=_join([head, *entries[0][1], *rest])))
         elif kind == "examples":

@@ -16,7 +16,9 @@ from core.docs.model import DocError
 class DocParseError(DocError):
     """A documentation source that cannot be read; the message names file, line and key."""
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None, key: str = "") -> None:
+    def __init__(
+        self, message: str, *, file: str | None = None, line: int | None = None, key: str = ""
+    ) -> None:
         super().__init__(message)
         self.file = file
         self.line = line
@@ -72,7 +74,14 @@ class Where:
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {str: "a string", dict: "an object", list: "a list", int: "an integer", float: "a number", bool: "a boolean"}
+    names = {
+        str: "a string",
+        dict: "an object",
+        list: "a list",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+    }
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 

@@ -34,7 +34,9 @@ def parse_flag(text: str, where: Where, *, allow_unspecified: bool = False) -> b
     raise where.error(f'expected "{YES}" or "{NO}", got {text!r}')
 
 
-def item_fields(item: tuple[int, tuple[str, ...]], keys: frozenset[str], where: Where) -> dict[str, tuple[str, int]]:
+def item_fields(
+    item: tuple[int, tuple[str, ...]], keys: frozenset[str], where: Where
+) -> dict[str, tuple[str, int]]:
     """The `key: value` pairs of one list item, with their line numbers."""
     line, block = item
     sections = parse_block(list(block), keys, frozenset(), where, first_line=line)
@@ -72,8 +74,15 @@ def tool_sections(sections: list[Section], where: Where) -> dict[str, Any]:
     """ToolDoc keyword arguments from parsed tool-level sections (TN, FD, TD, params, returns, ...)."""
     by_label = {s.label: s for s in sections}
     data: dict[str, Any] = {}
-    for code, attr in (("TN", "name"), ("FD", "description"), ("TD", "domain"), ("CI", "code"),
-                       ("RT", "response_template"), ("UG", "guidance"), ("IC", "constraints")):
+    for code, attr in (
+        ("TN", "name"),
+        ("FD", "description"),
+        ("TD", "domain"),
+        ("CI", "code"),
+        ("RT", "response_template"),
+        ("UG", "guidance"),
+        ("IC", "constraints"),
+    ):
         if LABELS[code] in by_label:
             data[attr] = by_label[LABELS[code]].text
     if LABELS["PARAMS"] in by_label:

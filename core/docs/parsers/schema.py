@@ -64,7 +64,9 @@ def split_description(description: str | None) -> tuple[str | None, dict[str, An
     if start is None or (start > 0 and (start < 2 or lines[start - 1] != "")):
         return description, None
     try:
-        sections = parse_block(lines[start:], _RESIDUAL_LABELS, LIST_LABELS, Where("<description>"), start + 1)
+        sections = parse_block(
+            lines[start:], _RESIDUAL_LABELS, LIST_LABELS, Where("<description>"), start + 1
+        )
     except DocParseError:
         return description, None
     fd = "\n".join(lines[: start - 1]) if start else None
@@ -138,7 +140,9 @@ def _build(
     return data, tool or tn or name
 
 
-def parse_openai(obj: Any, *, tool: str | None = None, alias: str | None = None, where: Where | None = None) -> ToolDoc:
+def parse_openai(
+    obj: Any, *, tool: str | None = None, alias: str | None = None, where: Where | None = None
+) -> ToolDoc:
     """An OpenAI tool (`{"type": "function", "function": {...}}` or the bare function object).
 
     `tool` is the dispatch key (default: the decoded name); `alias` is the name
@@ -158,7 +162,9 @@ def parse_openai(obj: Any, *, tool: str | None = None, alias: str | None = None,
     return ToolDoc(tool=key, **data)
 
 
-def parse_mcp(obj: Any, *, tool: str | None = None, alias: str | None = None, where: Where | None = None) -> ToolDoc:
+def parse_mcp(
+    obj: Any, *, tool: str | None = None, alias: str | None = None, where: Where | None = None
+) -> ToolDoc:
     """An MCP tool definition: name, description, inputSchema, optional outputSchema/annotations.
 
     outputSchema properties become return entries; behaviour annotations
@@ -172,7 +178,9 @@ def parse_mcp(obj: Any, *, tool: str | None = None, alias: str | None = None, wh
     data, key = _build(name, description, params, tool=tool, alias=alias, encoded=False)
     out_schema = where.optional(obj, "outputSchema", dict)
     if out_schema is not None:
-        data["returns"] = tuple(_output_returns(out_schema, where.key("outputSchema"))) + tuple(data.get("returns", ()))
+        data["returns"] = tuple(_output_returns(out_schema, where.key("outputSchema"))) + tuple(
+            data.get("returns", ())
+        )
     annotations = where.optional(obj, "annotations", dict)
     hints = _hints(annotations) if annotations else None
     if hints:

@@ -1,0 +1,97 @@
+"""`docschisel fields`: the 17 documentation fields and their coverage in doc collections."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pandas as pd
+
+from core.fields import FIELDS
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _percent(value: float) -> str:
+    return "–" if pd.isna(value) else f"{value * 100:.0f}%"
+
+
+def _text_table(header: list[str], rows: list[list[str]], numeric: bool = True) -> str:
+    """First column left-aligned; the others right-aligned when `numeric`, like the paper's tables."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) if numeric else c.ljust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    align = ["---"] + ["---:"] * (len(header) - 1)
+    return "\n".join("| " + " | ".join(r) + " |" for r in [header, align, *rows])
+
+
+@click.group()
+def command() -> None:
+    """The 17 documentation fields (the paper's Table II) and their coverage."""
+
+
+@command.command("list")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def list_fields(fmt: str) -> None:
+    """Print the 17 fields: code, name, meaning and prevalence in the paper's 14 datasets."""
+    header = ["code", "field", "meaning", "prevalence", "scope"]
+    rows = [[f.code, f.name, f.meaning, f.prevalence_text, f.scope.value] for f in FIELDS]
+    if fmt == "json":
+        click.echo(json.dumps([dict(zip(header, r, strict=True)) for r in rows], indent=2))
+    elif fmt == "csv":
+        click.echo(pd.DataFrame(rows, columns=header).to_csv(index=False), nl=False)
+    elif fmt == "markdown":
+        click.echo(_markdown(header, rows))
+    else:
+        click.echo(_text_table(header, rows, numeric=False))
+
+
+@command.command("coverage")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def coverage_cmd(paths: tuple[str, ...], fmt: str) -> None:
+    """Share of tools providing each field, per doc collection.
+
+    Each PATH is a doc file (any supported format) or a folder. A benchmark
+    data folder (holding workbench/ and api-bank/) is split into its datasets.
+    """
+    from core.docs.coverage import collections_from_path, coverage_matrix, field_label
+
+    collections: dict = {}
+    for path in paths:
+        for name, docs in collections_from_path(path).items():
+            key = name
+            while key in collections:
+                key += "'"
+            collections[key] = docs
+    matrix = coverage_matrix(collections)
+    counts = {name: len(docs) for name, docs in collections.items()}
+    if fmt == "json":
+        payload = {
+            name: {"tools": counts[name], "coverage": {c: _round(v) for c, v in matrix[name].items()}}
+            for name in matrix.columns
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    if fmt == "csv":
+        frame = matrix.copy()
+        frame.loc["tools"] = [counts[n] for n in frame.columns]
+        click.echo(frame.to_csv(), nl=False)
+        return
+    header = ["Information field", *matrix.columns]
+    rows = [[field_label(code), *(_percent(v) for v in matrix.loc[code])] for code in matrix.index]
+    rows.append(["Tools", *(str(counts[n]) for n in matrix.columns)])
+    click.echo(_markdown(header, rows) if fmt == "markdown" else _text_table(header, rows))
+
+
+def _round(value: float) -> float | None:
+    return None if pd.isna(value) else round(float(value), 4)
