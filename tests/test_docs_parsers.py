@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -346,3 +347,24 @@ def test_error_native_and_missing_path(tmp_path: Path):
         load_docs(tmp_path)
     with pytest.raises(DocParseError, match=r"tool_guidelines\.a: expected an object"):
         parse_json({"tool_name": "T", "tool_guidelines": {"a": 3}})
+
+
+def test_own_json_single_list_and_docset(tmp_path: Path, workbench):
+    from core.docs import DocSet
+    from core.docs.parsers import load_workbench_tools
+
+    docs = list(workbench.values())
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps(docs[0].to_json()))
+    assert load_docs(single) == [docs[0]]
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps([d.to_json() for d in docs]))
+    assert load_docs(many) == docs
+    ds = DocSet(docs, name="wb")
+    setfile = tmp_path / "set.json"
+    setfile.write_text(json.dumps(ds.to_json()))
+    assert DocSet(load_docs(setfile), name="wb").docset_id == ds.docset_id
+    lines = tmp_path / "docs.jsonl"
+    lines.write_text("\n".join(json.dumps(d.to_json()) for d in docs))
+    assert load_docs(lines) == docs
+    assert load_workbench_tools(tmp_path / "many.json") == docs

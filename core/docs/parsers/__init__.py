@@ -37,6 +37,7 @@ __all__ = [
     "Where",
     "detect_format",
     "load_docs",
+    "load_workbench_tools",
     "parse_api_bank_api",
     "parse_callable",
     "parse_docstring",
@@ -174,3 +175,11 @@ def load_docs(path: str | Path) -> list[ToolDoc]:
     if not p.exists():
         raise DocParseError(f"{p}: no such file or folder", file=str(p))
     return _read_file(p)
+
+
+def load_workbench_tools(path: str | Path) -> list[ToolDoc]:
+    """The 27 WorkBench tool docs from its `derived/tools.json` (see `parse_workbench_tool`)."""
+    docs = load_docs(path)
+    if not docs:
+        raise DocParseError(f"{path}: no tools", file=str(path))
+    return docs
