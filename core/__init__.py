@@ -8,5 +8,6 @@ import os as _os
 
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 _os.environ.setdefault("HF_HUB_OFFLINE", "1")
+_os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
 from core.benchmarks.base import Benchmark, Score, Task
+from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
 from core.warehouse.records import Episode, Event, now
 
@@ -45,7 +46,9 @@ def run_episode(
     """Execute and score one episode; never raises for agent or tool failures."""
     started_at = now()
     t0 = time.monotonic()
-    episode_id = Episode.make_id(benchmark.name, task.task_id, docset.docset_id, config.config_id, repeat)
+    episode_id = Episode.make_id(
+        benchmark_key(benchmark), task.task_id, docset.docset_id, config.config_id, repeat
+    )
     sandbox = benchmark.new_sandbox(task)
     ctx = EpisodeContext(
         task=task,
@@ -92,7 +95,7 @@ def run_episode(
         repeat=repeat,
         model=config.model,
         paradigm=config.label,
-        variant=variant,
+        variant=variant or getattr(benchmark, "key", ""),
         split=split,
         success=bool(score.success),
         tool_correct=bool(score.tool_correct),

@@ -18,6 +18,7 @@ from typing import Any
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
+from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
 from core.runner.episodes import AgentFactory, run_episode
 from core.runner.metrics import Metrics, compute_metrics
@@ -43,7 +44,7 @@ class RunPlan:
 
     def key(self) -> dict[str, Any]:
         return {
-            "benchmark": self.benchmark.name,
+            "benchmark": benchmark_key(self.benchmark),
             "variant": self.variant,
             "docset_id": self.docset.docset_id,
             "agent": self.config.to_json(),

@@ -1,0 +1,73 @@
+"""Benchmarks by name: `workbench`, `workbench-all`, `api-bank`, or a path to a user folder.
+
+The registry also gives each configured benchmark a `key` — its name plus the
+options that change what the agent sees — which goes into episode identities,
+so the "all tools" and "domain tools" variants never share episodes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.benchmarks.base import Benchmark, Task
+
+BUILTIN: dict[str, str] = {
+    "workbench": "WorkBench, 690 tasks in 5 domains + multi-domain; each task is offered its domains' tools",
+    "workbench-all": "WorkBench with all 27 tools offered on every task",
+    "api-bank": "API-Bank level-1 (finance, health, information, smart_home); the domain's APIs are offered",
+    "api-bank-upstream": "API-Bank level-1 offering the APIs the upstream sample shows",
+}
+
+
+def benchmark_key(bench: Benchmark) -> str:
+    """Identity of a configured benchmark (name + options that change behaviour)."""
+    return getattr(bench, "key", None) or bench.name
+
+
+def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **options: Any) -> Benchmark:
+    """Build a benchmark by registry name or user-folder path."""
+    if name in ("workbench", "workbench-all"):
+        from core.benchmarks.workbench import WorkBench
+
+        variant = "all" if name == "workbench-all" else options.pop("variant", "domains")
+        bench = WorkBench(data_dir, variant=variant, **options)
+        bench.key = f"workbench/{variant}"
+        return bench
+    if name in ("api-bank", "api-bank-upstream", "apibank"):
+        from core.benchmarks.apibank import ApiBank
+
+        tool_set = "upstream" if name == "api-bank-upstream" else options.pop("tool_set", "domain")
+        bench = ApiBank(data_dir, tool_set=tool_set, **options)
+        bench.key = f"api-bank/{tool_set}"
+        return bench
+    path = Path(name).expanduser()
+    if path.is_dir():
+        from core.benchmarks.userfolder import load_user_benchmark
+
+        return load_user_benchmark(path)
+    known = ", ".join(BUILTIN)
+    raise KeyError(f"unknown benchmark {name!r}: use one of {known}, or the path of a benchmark folder")
+
+
+def select_tasks(
+    bench: Benchmark,
+    tasks: Sequence[Task] | None = None,
+    *,
+    domains: Sequence[str] | None = None,
+    tools: Sequence[str] | None = None,
+) -> list[Task]:
+    """Tasks filtered by domain and/or by the tools their ground truth uses."""
+    out = list(tasks if tasks is not None else bench.tasks())
+    if domains:
+        known = set(bench.domains())
+        unknown = sorted(set(domains) - known - {t.domain for t in out})
+        if unknown:
+            raise KeyError(f"unknown domain(s) {unknown} for {bench.name}; domains are {sorted(known)}")
+        out = [t for t in out if t.domain in set(domains)]
+    if tools:
+        wanted = set(tools)
+        out = [t for t in out if wanted & set(t.tools)]
+    return out

@@ -1,0 +1,151 @@
+"""`docschisel eval`: run an agent on a benchmark split with a doc set and report TS/TC."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import click
+
+from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+
+
+def sample_tasks(tasks: list, limit: int | None, seed: int) -> list:
+    """A seeded sample of `limit` tasks (stable for a seed), in task-id order."""
+    if not limit or limit >= len(tasks):
+        return list(tasks)
+    chosen = random.Random(seed).sample(sorted(tasks, key=lambda t: t.task_id), limit)
+    return sorted(chosen, key=lambda t: t.task_id)
+
+
+def job_hooks(warehouse):
+    """Progress and cancellation hooks when running as a dashboard job (DOCSCHISEL_JOB_ID)."""
+    job_id = os.environ.get("DOCSCHISEL_JOB_ID")
+    if not job_id:
+        return None, None
+    from core.jobs import cancel_requested, report_progress
+
+    def progress(done: int, total: int, message: str) -> None:
+        report_progress(warehouse, job_id, done, total, message)
+
+    return progress, (lambda: cancel_requested(warehouse, job_id))
+
+
+@click.command(context_settings={"show_default": True})
+@click.option(
+    "--benchmark",
+    "-b",
+    default="api-bank",
+    help="workbench | workbench-all | api-bank | path to a benchmark folder.",
+)
+@click.option("--domain", "-d", "domains", default="", help="Comma-separated domains (default: all).")
+@click.option("--tools", "tools", default="", help="Only tasks whose ground truth uses one of these tools.")
+@click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react")
+@click.option(
+    "--doc-mode",
+    type=click.Choice(["native", "text"]),
+    default="native",
+    help="Docs as native tool schemas or as text in the prompt.",
+)
+@click.option(
+    "--model", "-m", default=None, help="Any litellm model; default $DOCSCHISEL_MODEL or local/smollm2-135m."
+)
+@click.option(
+    "--docs", default="original", help="original | doc-set id | optimize/eval run id | doc JSON file."
+)
+@click.option("--split", type=click.Choice(["opt", "val", "test", "all"]), default="test")
+@click.option("--repeats", "-r", type=int, default=1)
+@click.option("--limit", type=int, default=None, help="Seeded sample of N tasks.")
+@click.option("--seed", type=int, default=0, help="Seed of the split and of the task sample.")
+@click.option("--temperature", type=float, default=0.0)
+@click.option("--max-steps", type=int, default=6)
+@click.option("--time-limit", type=float, default=180.0, help="Seconds per episode.")
+@click.option("--concurrency", "-j", type=int, default=2)
+@click.option("--retrieval-k", type=int, default=None, help="Offer only the top-k retrieved tools.")
+@click.option("--retriever", type=click.Choice(["bm25", "dense"]), default=None)
+@warehouse_option
+@data_dir_option
+def command(
+    benchmark: str,
+    domains: str,
+    tools: str,
+    paradigm: str,
+    doc_mode: str,
+    model: str | None,
+    docs: str,
+    split: str,
+    repeats: int,
+    limit: int | None,
+    seed: int,
+    temperature: float,
+    max_steps: int,
+    time_limit: float,
+    concurrency: int,
+    retrieval_k: int | None,
+    retriever: str | None,
+    warehouse: str | None,
+    data_dir: str | None,
+) -> None:
+    """Evaluate a doc set: TS and TC overall, per domain and per tool; prints the run id."""
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
+    from core.benchmarks.splits import get_or_create_split
+    from core.llm import default_model
+    from core.runner import RunPlan, run
+    from core.runner.docsource import resolve_docs
+
+    wh = open_warehouse(warehouse)
+    bench = get_benchmark(benchmark, data_dir)
+    all_tasks = bench.tasks()
+    tasks = select_tasks(bench, all_tasks, domains=split_csv(domains), tools=split_csv(tools))
+    if split != "all":
+        the_split = get_or_create_split(wh, benchmark_key(bench), all_tasks, seed=seed)
+        tasks = the_split.tasks(tasks, split)
+    tasks = sample_tasks(tasks, limit, seed)
+    if not tasks:
+        raise click.UsageError("no task matches the benchmark/domain/tools/split selection")
+    docset = resolve_docs(wh, bench, docs)
+    config = AgentConfig(
+        paradigm=paradigm,
+        model=model or default_model(),
+        doc_mode=doc_mode,
+        temperature=temperature,
+        max_steps=max_steps,
+        time_limit_s=time_limit,
+        seed=seed,
+        retrieval_k=retrieval_k,
+        retriever=retriever,
+    )
+    click.echo(
+        f"{benchmark_key(bench)}: {len(tasks)} tasks × {repeats} repeats, docs {docset.name or docs} "
+        f"({docset.docset_id}), agent {config.label}, model {config.model}"
+    )
+    progress, cancelled = job_hooks(wh)
+    plan = RunPlan(
+        bench,
+        docset,
+        config,
+        tasks,
+        repeats=repeats,
+        split=split,
+        name=f"eval {benchmark} {','.join(split_csv(domains)) or 'all'} {docs}",
+        extra={"split_seed": seed, "docs_ref": docset.docset_id},
+    )
+    result = run(
+        wh,
+        plan,
+        concurrency=concurrency,
+        show_progress=progress is None,
+        progress=progress,
+        cancelled=cancelled,
+    )
+    m = result.metrics
+    click.echo(
+        f"run {result.run_id}: {m.summary()}  [{result.ran} run, {result.reused} reused"
+        + (", cancelled" if result.cancelled else "")
+        + "]"
+    )
+    if len(m.by_domain) > 1 or domains:
+        for r in m.by_domain.itertuples(index=False):
+            click.echo(f"  {r.domain:<24} TS {r.ts:6.1%}  TC {r.tc:6.1%}  n={r.n}")
+    click.echo(f"run id: {result.run_id}")
