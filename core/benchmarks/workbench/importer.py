@@ -27,7 +27,7 @@ import pandas as pd
 
 from core.benchmarks.base import CallParseError, Task, parse_call
 from core.benchmarks.workbench.benchmark import WorkBench
-from core.benchmarks.workbench.replay import call_function_name, newline_rule
+from core.benchmarks.workbench.replay import call_function_name, newline_rule, parse_call_string
 from core.benchmarks.workbench.scoring import normalise_tool
 from core.benchmarks.workbench.tools import ERROR_MESSAGES, WRITE_TOOLS
 from core.benchmarks.workbench.traces import TraceParseError, parse_full_response, parse_function_calls
@@ -137,6 +137,9 @@ def classify_error(error: str) -> str | None:
 
 def _call_record(text: str) -> dict[str, Any]:
     """One recorded call string as a JSON-ready record; unparsable ones keep their text."""
+    parsed = parse_call_string(text)
+    if parsed is not None:
+        return {"tool": parsed[0], "args": dict(parsed[1]), "text": text}
     try:
         call = parse_call(newline_rule(text))
         return {"tool": normalise_tool(call.tool), "args": dict(call.args), "text": text}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,13 @@ def newline_rule(call: str) -> str:
     return call.replace("\n", "\\n")
 
 
+@lru_cache(maxsize=65536)
 def parse_call_string(text: str) -> ParsedCall | None:
     """`<domain>.<tool>.func(k=literal, ...)` -> (tool name, kwargs), or None when upstream would skip it.
 
     The newline rule is applied first. Unknown tools are rejected here; unknown
-    keywords are left for the tool call to reject, like upstream.
+    keywords are left for the tool call to reject, like upstream. Results are
+    cached (recorded runs repeat many call strings): never mutate the kwargs.
     """
     try:
         node = ast.parse(newline_rule(text).strip(), mode="eval").body

@@ -56,7 +56,10 @@ def workbench_dir(data_dir: str | Path | None = None) -> Path:
 
 @dataclass
 class Tables:
-    """One episode's mutable state. `dirty` names the compared tables a write tool touched."""
+    """One episode's state. Tools replace frames (`set`), never mutate them in place.
+
+    `dirty` names the compared tables a write tool replaced.
+    """
 
     calendar: pd.DataFrame
     emails: pd.DataFrame
@@ -105,6 +108,9 @@ def append_row(df: pd.DataFrame, values: list, label: object) -> pd.DataFrame:
 def _initial(root: str) -> Tables:
     base = Path(root) / "data" / "processed"
     frames = {k: pd.read_csv(base / f, dtype=object) for k, f in TABLE_FILES.items()}
+    for df in frames.values():
+        # Plain object labels: pandas 3 would infer an Arrow string Index, which is slower to look up.
+        df.columns = pd.Index(list(df.columns), dtype=object)
     # The only non-text column: upstream converts it to a real boolean at load time.
     frames["analytics"]["user_engaged"] = frames["analytics"]["user_engaged"] == "True"
     directory = pd.read_csv(Path(root) / "data" / "raw" / "email_addresses.csv", header=None, dtype=object)[0]
@@ -112,15 +118,21 @@ def _initial(root: str) -> Tables:
 
 
 def fresh_tables(root: Path, *, compat_timestamps: bool = False) -> Tables:
-    """A reset state: deep copies of the initial tables; the directory is shared (read-only)."""
+    """A reset state for one episode.
+
+    The frames are shared with the cached initial state, not copied: no tool
+    mutates a frame in place (each builds a new frame by filtering or
+    concatenating, or modifies a `clone`), so sharing is safe and makes a reset
+    free. The tests check that the initial frames are unchanged after episodes.
+    """
     init = _initial(str(root))
     return Tables(
-        calendar=init.calendar.copy(deep=_DEEP),
-        emails=init.emails.copy(deep=_DEEP),
-        analytics=init.analytics.copy(deep=_DEEP),
-        plots=empty_plots(),
-        tasks=init.tasks.copy(deep=_DEEP),
-        crm=init.crm.copy(deep=_DEEP),
+        calendar=init.calendar,
+        emails=init.emails,
+        analytics=init.analytics,
+        plots=init.plots,
+        tasks=init.tasks,
+        crm=init.crm,
         directory=init.directory,
         compat_timestamps=compat_timestamps,
     )
