@@ -1,0 +1,91 @@
+"""docs/RESULTS.md as a projection of the warehouse.
+
+Each section is a function of the warehouse returning Markdown (or None when
+it has no data yet). Modules that produce results register their own section
+with `@section(order, title)`; `write_results` renders them all, so the file is
+always regenerated from stored runs and never edited by hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from core.config import PROJECT_ROOT
+
+SectionFn = Callable[[object], str | None]
+
+
+@dataclass(frozen=True)
+class Section:
+    order: int
+    title: str
+    fn: SectionFn
+
+
+SECTIONS: list[Section] = []
+# Modules that register sections; imported lazily so a missing optional part never breaks the report.
+PROVIDERS = ("core.reports.sections", "core.chisel.report", "core.study.report", "core.expansion.report")
+
+
+def section(order: int, title: str) -> Callable[[SectionFn], SectionFn]:
+    def register(fn: SectionFn) -> SectionFn:
+        if not any(s.title == title for s in SECTIONS):
+            SECTIONS.append(Section(order, title, fn))
+        return fn
+
+    return register
+
+
+def _load_providers() -> None:
+    for mod in PROVIDERS:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def table(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
+    """A Markdown table without extra dependencies."""
+    if df.empty:
+        return "_no rows_"
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("" if pd.isna(v) else format(v, floatfmt))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_results(warehouse) -> str:
+    _load_providers()
+    parts = [
+        "# Results",
+        "",
+        f"Regenerated from the warehouse `{Path(warehouse.path).name}` by `docschisel results` on "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Do not edit by hand.",
+        "",
+    ]
+    for s in sorted(SECTIONS, key=lambda s: s.order):
+        body = s.fn(warehouse)
+        if body:
+            parts += [f"## {s.title}", "", body.strip(), ""]
+    return "\n".join(parts)
+
+
+def write_results(warehouse, path: str | Path | None = None) -> Path:
+    out = Path(path) if path else PROJECT_ROOT / "docs" / "RESULTS.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_results(warehouse), encoding="utf-8")
+    return out
