@@ -26,7 +26,18 @@ def split_csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def open_warehouse(path: str | None):
+def open_warehouse(path: str | None, *, llm: bool = True):
+    """The warehouse, with the LLM gateway's cache and accounting routed into it.
+
+    Commands that call models get the persistent response cache (identical calls
+    are never paid twice, across runs and processes) and per-call accounting rows.
+    """
     from core.warehouse import Warehouse
 
-    return Warehouse(path)
+    wh = Warehouse(path)
+    if llm:
+        from core.llm import WarehouseCache, set_cache, set_sink
+
+        set_cache(WarehouseCache(wh))
+        set_sink(wh.record_llm_calls)
+    return wh
