@@ -1,0 +1,222 @@
+"""A loaded user benchmark: the `Benchmark` protocol over a validated folder.
+
+Scoring (documented for users in docs/user-benchmarks.md):
+
+- Each task's gold calls are replayed once on a fresh copy of the initial
+  state; that replay gives the *gold end state*.
+- The agent's end state is the state its episode left (or, when scoring calls
+  without a live sandbox, the replay of its calls on a fresh state).
+- `state` mode: success iff the agent's end state equals the gold end state.
+- `calls` mode: success iff every distinct gold call appears among the agent's
+  calls (same tool, same arguments once defaults are filled in), the agent
+  used exactly the gold tool set, and it left the state as the gold calls do
+  (so a read-only task with an unwanted write fails).
+- `auto` (default) picks per task: `state` when the gold calls change the
+  state, `calls` otherwise.
+- TC (tool correctness): the set of tools the agent called (every call to an
+  offered tool, including calls that failed) equals the gold tool set.
+The final answer text is not scored.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.benchmarks.base import Call, Sandbox, Score, Task, ToolError
+from core.benchmarks.userfolder.manifest import Manifest
+from core.benchmarks.userfolder.state import fresh_state
+from core.benchmarks.userfolder.toolkit import Toolkit, ToolSpec
+from core.docs import DocSet
+
+
+class ToolCrash(ToolError):
+    """The user's tool raised; the agent observes `ExceptionType: message`."""
+
+
+def render_observation(value: Any) -> str:
+    """What the agent sees: strings as they are, anything else as JSON (None becomes null)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class UserSandbox:
+    """One episode: a private copy of the initial state and the tools offered for the task."""
+
+    def __init__(self, bench: UserBenchmark, offered: Sequence[str]) -> None:
+        self.bench = bench
+        self.state: dict[str, Any] = fresh_state(bench.initial_state)
+        self.offered = tuple(offered)
+        self.calls: list[Call] = []
+        self.crashes: list[str] = []
+
+    def execute_raw(self, call: Call) -> Any:
+        """Run one call and return the tool's value; bad calls and tool exceptions raise ToolError."""
+        self.calls.append(call)
+        spec = self.bench.toolkit.tools.get(call.tool)
+        if spec is None or call.tool not in self.offered:
+            raise ToolError(f"unknown tool {call.tool!r}; available tools: {', '.join(self.offered)}")
+        problem = spec.arg_problem(call.args)
+        if problem:
+            raise ToolError(problem)
+        try:
+            return spec.invoke(call.args, self.state)
+        except Exception as exc:  # noqa: BLE001 - a failing user tool is an observation
+            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            self.crashes.append(text)
+            raise ToolCrash(text) from exc
+
+    def execute(self, call: Call) -> str:
+        return render_observation(self.execute_raw(call))
+
+
+@dataclass(frozen=True)
+class GoldRun:
+    """The gold calls of a task replayed on a fresh state."""
+
+    state: dict[str, Any]
+    errors: tuple[str, ...]  # gold calls that raised (a defect `check` reports)
+    mutates: bool
+
+
+class UserBenchmark:
+    """A benchmark read from a user's folder; build it with `load_user_benchmark`."""
+
+    def __init__(
+        self,
+        folder: Path,
+        manifest: Manifest,
+        toolkit: Toolkit,
+        tasks: list[Task],
+        initial_state: dict[str, Any],
+        fingerprint: str,
+    ) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self.name = manifest.name
+        self.description = manifest.description
+        self.toolkit = toolkit
+        self.initial_state = initial_state
+        self.fingerprint = fingerprint
+        # episodes of an edited folder must not be mistaken for the old ones
+        self.key = f"user/{manifest.name}@{fingerprint[:12]}"
+        self._tasks = list(tasks)
+        self._by_id = {t.task_id: t for t in tasks}
+        self._gold: dict[str, GoldRun] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"UserBenchmark({str(self.folder)!r}, {len(self.toolkit.tools)} tools, {len(self._tasks)} tasks)"
+        )
+
+    # ------------------------------------------------------------------ catalogue
+    def tool_names(self) -> list[str]:
+        return self.toolkit.names()
+
+    def tool(self, name: str) -> ToolSpec:
+        return self.toolkit.tools[name]
+
+    def original_docs(self) -> DocSet:
+        return DocSet([s.doc for s in self.toolkit.tools.values()], name=f"{self.name}/original")
+
+    def tasks(self) -> list[Task]:
+        return list(self._tasks)
+
+    def task(self, task_id: str) -> Task:
+        try:
+            return self._by_id[task_id]
+        except KeyError:
+            raise KeyError(f"no task {task_id!r} in {self.name}") from None
+
+    def domains(self) -> list[str]:
+        if self.manifest.domains:
+            return list(self.manifest.domains)
+        return sorted({t.domain for t in self._tasks})
+
+    def tools_for(self, task: Task) -> list[str]:
+        if self.manifest.offer == "domain":
+            return list(self.manifest.domain_tools.get(task.domain, ()))
+        return self.tool_names()
+
+    def system_prompt(self, task: Task) -> str:
+        return self.manifest.system_prompt
+
+    # ------------------------------------------------------------------ episodes
+    def new_sandbox(self, task: Task | None = None) -> UserSandbox:
+        return UserSandbox(self, self.tools_for(task) if task is not None else self.tool_names())
+
+    def replay(self, calls: Sequence[Call]) -> UserSandbox:
+        """A fresh sandbox (all tools offered) after running `calls`; failures are kept in `crashes`."""
+        sandbox = UserSandbox(self, self.tool_names())
+        for call in calls:
+            try:
+                sandbox.execute_raw(call)
+            except ToolError as exc:
+                if not isinstance(exc, ToolCrash):
+                    sandbox.crashes.append(str(exc))
+        return sandbox
+
+    def gold_run(self, task: Task) -> GoldRun:
+        """The task's gold replay, computed once (the runner scores from several threads)."""
+        with self._lock:
+            run = self._gold.get(task.task_id)
+            if run is None:
+                sb = self.replay(task.gold)
+                run = GoldRun(sb.state, tuple(sb.crashes), sb.state != self.initial_state)
+                self._gold[task.task_id] = run
+            return run
+
+    def mode_for(self, task: Task) -> str:
+        """'state' or 'calls' for this task (see the module docstring)."""
+        if self.manifest.scoring != "auto":
+            return self.manifest.scoring
+        return "state" if self.gold_run(task).mutates else "calls"
+
+    def score(
+        self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Sandbox | None = None
+    ) -> Score:
+        gold = self.gold_run(task)
+        live = isinstance(sandbox, UserSandbox) and sandbox.bench is self
+        agent_state = sandbox.state if live else self.replay(calls).state  # type: ignore[union-attr]
+        differing = _differing(agent_state, gold.state)
+        mode = self.mode_for(task)
+        tool_correct = {c.tool for c in calls} == set(task.tools)
+        missing = [
+            g for g in {c.key(): c for c in task.gold}.values() if not any(self._same(g, c) for c in calls)
+        ]
+        state_ok = not differing
+        success = state_ok if mode == "state" else (state_ok and tool_correct and not missing)
+        details: dict[str, Any] = {
+            "mode": mode,
+            "state_match": state_ok,
+            "differing_state": differing,
+            "missing_gold_calls": [c.render() for c in missing],
+            "n_calls": len(calls),
+        }
+        if live and sandbox.crashes:  # type: ignore[union-attr]
+            details["tool_errors"] = list(sandbox.crashes)  # type: ignore[union-attr]
+        if gold.errors:
+            details["gold_errors"] = list(gold.errors)
+        return Score(success, tool_correct, details)
+
+    def _same(self, gold: Call, call: Call) -> bool:
+        if gold.tool != call.tool:
+            return False
+        spec = self.toolkit.tools.get(gold.tool)
+        if spec is None:
+            return dict(gold.args) == dict(call.args)
+        return spec.normalise(gold.args) == spec.normalise(call.args)
+
+
+def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """Top-level state keys whose values differ (a key present on one side only counts)."""
+    return sorted(str(k) for k in set(a) | set(b) if k not in a or k not in b or a[k] != b[k])
