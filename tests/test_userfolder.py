@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from core.benchmarks.base import Call
 from core.benchmarks.registry import get_benchmark
 from core.benchmarks.userfolder import BenchmarkFolderError, UserBenchmark, check, load_user_benchmark
+from core.benchmarks.userfolder.toolkit import MODULE_PREFIX
 
 EXAMPLE = Path(__file__).parent / "fixtures" / "userbench" / "notes"
 
@@ -352,6 +354,7 @@ def test_each_defect_gives_one_clear_error(tmp_path: Path, defect: str) -> None:
     assert err.file == str(folder / file) if file != "bench" else err.file == str(folder)
     assert err.line == line, str(err)
     assert isinstance(err, ValueError)
+    assert not [m for m in sys.modules if m.startswith(MODULE_PREFIX) and str(folder) in str(sys.modules[m])]
 
 
 def test_several_defects_are_reported_together(tmp_path: Path) -> None:
@@ -390,3 +393,13 @@ def test_missing_folder_and_edits_change_the_key(tmp_path: Path, bench: UserBenc
     assert load_user_benchmark(folder).key == bench.key  # same content, same identity
     _edit_line(1, _set("query", "Find coffee notes."))(folder)
     assert load_user_benchmark(folder).key != bench.key
+
+
+def test_docs_describe_every_key() -> None:
+    from core.benchmarks.userfolder.manifest import KEYS, SCORING_MODES
+    from core.benchmarks.userfolder.taskfile import TASK_KEYS
+
+    text = (Path(__file__).parents[1] / "docs" / "user-benchmarks.md").read_text()
+    for key in (*KEYS, *TASK_KEYS, *SCORING_MODES):
+        assert f"`{key}`" in text or f'`"{key}"`' in text, key
+    assert "tests/fixtures/userbench/notes/" in text

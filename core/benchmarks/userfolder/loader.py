@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 from core.benchmarks.userfolder.benchmark import UserBenchmark
@@ -17,7 +18,7 @@ from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem, Pro
 from core.benchmarks.userfolder.manifest import MANIFEST, read_manifest
 from core.benchmarks.userfolder.state import STATE_DIR, read_state
 from core.benchmarks.userfolder.taskfile import TASKS_FILE, read_tasks
-from core.benchmarks.userfolder.toolkit import TOOLS_DIR, TOOLS_MODULE, load_toolkit
+from core.benchmarks.userfolder.toolkit import MODULE_PREFIX, TOOLS_DIR, TOOLS_MODULE, load_toolkit
 
 LAYOUT = f"{MANIFEST} (optional), {TOOLS_MODULE}, {TOOLS_DIR}/*.json (optional), {TASKS_FILE}, {STATE_DIR}/ (optional)"
 
@@ -29,7 +30,17 @@ def load_user_benchmark(path: str | os.PathLike[str], *, verify: bool = False) -
     every task's gold calls are also replayed, and a gold call that fails is a
     load error (this runs the tools once per task).
     """
-    folder = Path(path).expanduser()
+    before = set(sys.modules)
+    try:
+        return _load(Path(path).expanduser(), verify)
+    except BenchmarkFolderError:
+        for name in set(sys.modules) - before:  # a rejected folder leaves no module of it behind
+            if name.startswith(MODULE_PREFIX):
+                sys.modules.pop(name, None)
+        raise
+
+
+def _load(folder: Path, verify: bool) -> UserBenchmark:
     problems = Problems(folder)
     if not folder.is_dir():
         raise BenchmarkFolderError([Problem(str(folder), "no such folder")])

@@ -33,6 +33,7 @@ from core.docs import DocParseError, ToolDoc, load_docs, parse_callable
 TOOLS_MODULE = "tools.py"
 TOOLS_DIR = "tools"
 DOC_SUFFIXES = (".json", ".jsonl")
+MODULE_PREFIX = "docschisel_user_tools_"
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def import_module(folder: Path, problems: Problems) -> ModuleType | None:
         problems.add(TOOLS_MODULE, f"cannot read ({exc})")
         return None
     digest = hashlib.sha256(str(path.resolve()).encode() + b"\0" + source).hexdigest()[:12]
-    name = f"docschisel_user_tools_{digest}"
+    name = f"{MODULE_PREFIX}{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         problems.add(TOOLS_MODULE, "cannot be imported as a Python module")
