@@ -59,7 +59,11 @@ class RunPlan:
         for task in self.tasks:
             for r in range(self.repeats):
                 eid = Episode.make_id(
-                    self.benchmark.name, task.task_id, self.docset.docset_id, self.config.config_id, r
+                    benchmark_key(self.benchmark),
+                    task.task_id,
+                    self.docset.docset_id,
+                    self.config.config_id,
+                    r,
                 )
                 out.append((eid, task, r))
         return out
