@@ -133,8 +133,11 @@ def test_runs_through_the_real_runner_with_a_scripted_agent(warehouse, bench: Us
     model = script(reply, name="userbench-notes")
     tasks = [bench.task(t) for t in ("lookup-1", "capture-1", "organize-1")]
     cfg = AgentConfig(model=model.model, max_steps=3)
-    res = run(warehouse, RunPlan(bench, bench.original_docs(), cfg, tasks), concurrency=1)
+    plan = RunPlan(bench, bench.original_docs(), cfg, tasks)
+    res = run(warehouse, plan, concurrency=1)
     assert res.ran == 3 and res.metrics.ts == pytest.approx(2 / 3) and res.metrics.tc == 1.0
+    again = run(warehouse, plan, concurrency=1)  # the same plan resumes: nothing re-runs
+    assert (again.ran, again.reused) == (0, 3)
     rows = warehouse.query("SELECT task_id, success FROM episodes ORDER BY task_id")
     assert dict(zip(rows["task_id"], rows["success"], strict=True)) == {
         "capture-1": False,
