@@ -43,7 +43,12 @@ def load_user_benchmark(path: str | os.PathLike[str], *, verify: bool = False) -
 def _load(folder: Path, verify: bool) -> UserBenchmark:
     problems = Problems(folder)
     if not folder.is_dir():
-        raise BenchmarkFolderError([Problem(str(folder), "no such folder")])
+        reason = (
+            "not a folder (pass the benchmark folder, not a file in it)"
+            if folder.exists()
+            else "no such folder"
+        )
+        raise BenchmarkFolderError([Problem(str(folder), reason)])
     entries = [p.name for p in folder.iterdir() if not p.name.startswith(".")]
     if not entries:
         raise BenchmarkFolderError(
