@@ -1,0 +1,142 @@
+"""`docschisel demo`: a useful dashboard on a fresh machine, with no API keys.
+
+It fills the warehouse with real data at once — the 5,520 recorded WorkBench
+agent traces, scored by our scorer, and the evidence-engine diagnosis of their
+failures — then starts background jobs with the offline local model (an
+evaluation, a short DocsChisel optimization, a small field-impact study) and
+opens the app. The pages are useful immediately and fill in as the jobs run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import click
+
+from core.cli.common import data_dir_option, open_warehouse, warehouse_option
+from core.config import PROJECT_ROOT
+
+
+def demo_jobs(data_dir: str | None) -> list[tuple[str, list[str]]]:
+    """(kind, argv) of the background jobs the demo starts, skipping parts not installed."""
+    dd = ["--data-dir", data_dir] if data_dir else []
+    jobs: list[tuple[str, list[str]]] = [
+        (
+            "eval",
+            [
+                "eval",
+                "--benchmark",
+                "api-bank",
+                "--domain",
+                "finance",
+                "--split",
+                "test",
+                "--limit",
+                "6",
+                "--concurrency",
+                "1",
+                "--max-steps",
+                "4",
+                *dd,
+            ],
+        ),
+    ]
+    if importlib.util.find_spec("core.cli.optimize"):
+        jobs.append(
+            (
+                "optimize",
+                [
+                    "optimize",
+                    "--benchmark",
+                    "api-bank",
+                    "--domain",
+                    "finance",
+                    "--iterations",
+                    "2",
+                    "--limit-tools",
+                    "2",
+                    *dd,
+                ],
+            )
+        )
+    if importlib.util.find_spec("core.cli.study"):
+        jobs.append(
+            (
+                "study",
+                [
+                    "study",
+                    "fields",
+                    "--benchmark",
+                    "workbench",
+                    "--domain",
+                    "calendar",
+                    "--limit",
+                    "4",
+                    "--repeats",
+                    "1",
+                    *dd,
+                ],
+            )
+        )
+    return jobs
+
+
+def diagnose_imported(wh, limit: int) -> int:
+    """Evidence-engine diagnoses of recorded failed traces (offline, deterministic)."""
+    try:
+        from core.chisel import diagnose_recorded
+    except ImportError:
+        return 0
+    return diagnose_recorded(wh, limit=limit)
+
+
+@click.command()
+@click.option("--app/--no-app", default=True, help="Open the dashboard when the warehouse is ready.")
+@click.option("--jobs/--no-jobs", default=True, help="Start the local-model background jobs.")
+@click.option("--port", type=int, default=8501)
+@click.option("--diagnose-limit", type=int, default=500, help="Recorded failed traces to diagnose.")
+@warehouse_option
+@data_dir_option
+def command(
+    app: bool, jobs: bool, port: int, diagnose_limit: int, warehouse: str | None, data_dir: str | None
+) -> None:
+    """Build the demo warehouse (real recorded traces + local-model jobs) and open the dashboard."""
+    from core.benchmarks.workbench.importer import import_workbench_results
+
+    wh = open_warehouse(warehouse)
+    click.echo(f"warehouse: {wh.path}")
+    summary = import_workbench_results(wh, data_dir)
+    click.echo(f"recorded WorkBench traces: {summary['episodes']} episodes ({summary['written']} new)")
+    n = diagnose_imported(wh, diagnose_limit)
+    if n:
+        click.echo(f"evidence-engine diagnoses of recorded failures: {n}")
+    if jobs:
+        from core.jobs import start_job
+
+        for kind, argv in demo_jobs(data_dir):
+            job_id = start_job(wh, kind, [*argv, "--warehouse", str(wh.path)], {"demo": True})
+            click.echo(f"started background job {job_id}: docschisel {' '.join(argv)}")
+    if not app:
+        return
+    from core.warehouse.store import close_all
+
+    close_all()
+    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(wh.path)}
+    click.echo(f"opening the dashboard on http://localhost:{port} (Ctrl-C to stop)")
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(PROJECT_ROOT / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    raise SystemExit(subprocess.call(cmd, env=env, cwd=str(PROJECT_ROOT)))
