@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from core.config import benchmark_dir
@@ -99,9 +100,28 @@ def clone(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def append_row(df: pd.DataFrame, values: list, label: object) -> pd.DataFrame:
-    """A new table with one row appended under `label` (faster than `.loc` enlargement)."""
-    row = pd.DataFrame([values], columns=df.columns, index=[label], dtype=object)
-    return pd.concat([df, row]) if len(df) else row.astype(object)
+    """A new table with one row appended under `label` (same result as `pd.concat`, faster)."""
+    cells = np.vstack(
+        [df.to_numpy(dtype=object).reshape(len(df), len(df.columns)), np.array([values], dtype=object)]
+    )
+    index = pd.Index([*df.index.tolist(), label])
+    return pd.DataFrame(cells, columns=df.columns, index=index, dtype=object)
+
+
+def drop_where(df: pd.DataFrame, column: str, value: object) -> pd.DataFrame:
+    """The rows whose `column` differs from `value` (labels kept), i.e. `df[df[column] != value]`."""
+    return df.take(np.flatnonzero(df[column].to_numpy() != value))
+
+
+def has_id(df: pd.DataFrame, column: str, value: object) -> bool:
+    """Whether some row has this id. An unhashable id (a list or dict) raises `TypeError`, as upstream."""
+    hash(value)
+    return bool((df[column].to_numpy() == value).any())
+
+
+def max_id(df: pd.DataFrame, column: str) -> int:
+    """Numeric value of the lexicographically greatest id (how every table numbers new rows)."""
+    return int(max(df[column].to_numpy()))
 
 
 @lru_cache(maxsize=4)

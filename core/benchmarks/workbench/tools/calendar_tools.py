@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone
+from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
 
 
 def get_event_information_by_id(t: Tables, /, event_id: Any = None, field: Any = None) -> Any:
@@ -15,7 +15,7 @@ def get_event_information_by_id(t: Tables, /, event_id: Any = None, field: Any =
     if not field:
         return "Field not provided."
     df = t.calendar
-    if event_id not in df["event_id"].values:
+    if not has_id(df, "event_id", event_id):
         return "Event not found."
     if field not in df.columns:
         return "Field not found."
@@ -58,7 +58,7 @@ def create_event(
         return "Event duration not provided."
     participant_email = participant_email.lower()
     df = t.calendar
-    event_id = str(int(df["event_id"].max()) + 1).zfill(8)
+    event_id = str(max_id(df, "event_id") + 1).zfill(8)
     values = {
         "event_id": event_id,
         "event_name": event_name,
@@ -75,9 +75,9 @@ def delete_event(t: Tables, /, event_id: Any = None) -> Any:
     if not event_id:
         return "Event ID not provided."
     df = t.calendar
-    if event_id not in df["event_id"].values:
+    if not has_id(df, "event_id", event_id):
         return "Event not found."
-    t.set("calendar", df[df["event_id"] != event_id])
+    t.set("calendar", drop_where(df, "event_id", event_id))
     return "Event deleted successfully."
 
 
@@ -85,7 +85,7 @@ def update_event(t: Tables, /, event_id: Any = None, field: Any = None, new_valu
     if not event_id or not field or not new_value:
         return "Event ID, field, or new value not provided."
     df = t.calendar
-    if event_id not in df["event_id"].values:
+    if not has_id(df, "event_id", event_id):
         return "Event not found."
     if field == "participant_email":
         new_value = new_value.lower()

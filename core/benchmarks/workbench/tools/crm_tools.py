@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone
+from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
 
 STATUSES = ("Qualified", "Won", "Lost", "Lead", "Proposal")
 INTERESTS = ("Software", "Hardware", "Services", "Consulting", "Training")
@@ -73,7 +73,7 @@ def update_customer(t: Tables, /, customer_id: Any = None, field: Any = None, ne
     if field in ("customer_email", "assigned_to_email"):
         new_value = new_value.lower()
     df = t.crm
-    if customer_id not in df["customer_id"].values:
+    if not has_id(df, "customer_id", customer_id):
         return "Customer not found."
     if field not in df.columns:
         return FIELD_ERROR
@@ -102,7 +102,7 @@ def add_customer(
     if customer_email:
         customer_email = customer_email.lower()
     df = t.crm
-    customer_id = str(int(df["customer_id"].max()) + 1).zfill(8)
+    customer_id = str(max_id(df, "customer_id") + 1).zfill(8)
     values = {
         "customer_id": customer_id,
         "assigned_to_email": assigned_to_email,
@@ -124,7 +124,7 @@ def delete_customer(t: Tables, /, customer_id: Any = None) -> Any:
     if not customer_id:
         return "Customer ID not provided."
     df = t.crm
-    if customer_id not in df["customer_id"].values:
+    if not has_id(df, "customer_id", customer_id):
         return "Customer not found."
-    t.set("crm", df[df["customer_id"] != customer_id])
+    t.set("crm", drop_where(df, "customer_id", customer_id))
     return "Customer deleted successfully."

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone
+from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
 
 NOW_TEXT = "2023-11-30 00:00:00"
 
@@ -27,7 +27,7 @@ def get_email_information_by_id(t: Tables, /, email_id: Any = None, field: Any =
     if not field:
         return "Field not provided."
     df = t.emails
-    if email_id not in df["email_id"].values:
+    if not has_id(df, "email_id", email_id):
         return "Email not found."
     if field not in df.columns:
         return "Field not found."
@@ -61,7 +61,7 @@ def send_email(t: Tables, /, recipient: Any = None, subject: Any = None, body: A
         return "Invalid recipient email address."
     recipient = recipient.lower()
     df = t.emails
-    email_id = str(int(df["email_id"].max()) + 1)  # not zero-padded (Q11)
+    email_id = str(max_id(df, "email_id") + 1)  # not zero-padded (Q11)
     values = [email_id, "outbox", recipient, subject, _now(t), body]
     # Label = current row count: appends, or overwrites that label after a delete (Q2).
     label = len(df)
@@ -78,9 +78,9 @@ def delete_email(t: Tables, /, email_id: Any = None) -> Any:
     if not email_id:
         return "Email ID not provided."
     df = t.emails
-    if email_id not in df["email_id"].values:
+    if not has_id(df, "email_id", email_id):
         return "Email not found."
-    t.set("emails", df[df["email_id"] != email_id])
+    t.set("emails", drop_where(df, "email_id", email_id))
     return "Email deleted successfully."
 
 
@@ -88,7 +88,7 @@ def forward_email(t: Tables, /, email_id: Any = None, recipient: Any = None) -> 
     if not email_id or not recipient:
         return "Email ID or recipient not provided."
     df = t.emails
-    if email_id not in df["email_id"].values:
+    if not has_id(df, "email_id", email_id):
         return "Email not found."
     if "@" not in recipient or "." not in recipient:
         return "Invalid recipient email address."
@@ -101,7 +101,7 @@ def reply_email(t: Tables, /, email_id: Any = None, body: Any = None) -> Any:
     if not email_id or not body:
         return "Email ID or body not provided."
     df = t.emails
-    if email_id not in df["email_id"].values:
+    if not has_id(df, "email_id", email_id):
         return "Email not found."
     row = df[df["email_id"] == email_id].iloc[0]
     result = send_email(t, row["sender/recipient"], row["subject"], body)

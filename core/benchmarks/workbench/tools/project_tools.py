@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone
+from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
 
 LISTS = ("Backlog", "In Progress", "In Review", "Completed")
 BOARDS = ("Back end", "Front end", "Design")
@@ -27,7 +27,7 @@ def get_task_information_by_id(t: Tables, /, task_id: Any = None, field: Any = N
     if not field:
         return "Field not provided."
     df = t.tasks
-    if task_id not in df["task_id"].values:
+    if not has_id(df, "task_id", task_id):
         return "Task not found."
     if field not in df.columns:
         return "Field not found."
@@ -79,7 +79,7 @@ def create_task(
         return LIST_ERROR
     if board not in BOARDS:
         return BOARD_ERROR
-    task_id = str(int(df["task_id"].max()) + 1).zfill(8)
+    task_id = str(max_id(df, "task_id") + 1).zfill(8)
     values = {
         "task_id": task_id,
         "task_name": task_name,
@@ -97,9 +97,9 @@ def delete_task(t: Tables, /, task_id: Any = None) -> Any:
     if not task_id:
         return "Task ID not provided."
     df = t.tasks
-    if task_id not in df["task_id"].values:
+    if not has_id(df, "task_id", task_id):
         return "Task not found."
-    t.set("tasks", df[df["task_id"] != task_id])
+    t.set("tasks", drop_where(df, "task_id", task_id))
     return "Task deleted successfully."
 
 
@@ -116,7 +116,7 @@ def update_task(t: Tables, /, task_id: Any = None, field: Any = None, new_value:
         return LIST_ERROR
     if field == "assigned_to_email" and new_value not in _assignees(df):
         return ASSIGNEE_ERROR
-    if task_id not in df["task_id"].values:
+    if not has_id(df, "task_id", task_id):
         return "Task not found."
     if field not in df.columns:
         return "Field not valid."
