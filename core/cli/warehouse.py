@@ -98,3 +98,25 @@ def selftest_job(
             report_progress(wh, job_id, i + 1, steps, f"step {i + 1} of {steps}")
         click.echo(f"step {i + 1}/{steps}")
     click.echo("selftest finished")
+
+
+@command.command("import-workbench", hidden=True)
+@click.option("--data-dir", default=None, help="Benchmark data directory (default: $DOCSCHISEL_DATA_DIR).")
+@_warehouse_option
+def import_workbench(data_dir: str | None, warehouse: str | None) -> None:
+    """Import the recorded WorkBench results (the dashboard's Data page runs this as a job)."""
+    from core.benchmarks.workbench.importer import import_workbench_results
+    from core.jobs import current_job, report_progress
+    from core.warehouse import Warehouse
+
+    job = current_job()
+    wh = job[0] if job else Warehouse(warehouse_path(warehouse))
+    if job:
+        report_progress(wh, job[1], 0, 2, "parsing recorded results")
+    summary = import_workbench_results(wh, data_dir)
+    if job:
+        report_progress(wh, job[1], 2, 2, f"{summary.get('written', 0):,} new episodes")
+    click.echo(
+        f"imported {summary.get('episodes', 0):,} episodes ({summary.get('written', 0):,} new), "
+        f"{summary.get('events', 0):,} events"
+    )

@@ -1,0 +1,15 @@
+"""DocsChisel Studio — the dashboard. Run with `streamlit run app.py`.
+
+The warehouse is $DOCSCHISEL_WAREHOUSE or data/warehouse.duckdb. This file only
+routes: every page is a thin file under pages/ that calls a render function in
+core.ui.views.
+"""
+
+import streamlit as st
+
+from core.ui.app import PAGES, chrome
+
+st.set_page_config(page_title="DocsChisel Studio", page_icon="assets/icon.svg", layout="wide")
+page = st.navigation(PAGES(), position="sidebar")
+chrome()
+page.run()

@@ -1,0 +1,39 @@
+"""The router's page list and the chrome shared by every page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.ui import components
+
+
+def PAGES() -> dict[str, list[st.Page]]:  # noqa: N802 - reads like a constant at the call site
+    """Navigation sections; url paths are the ones deep links use (components.URLS)."""
+    u = components.URLS
+    f = components.PAGE_FILES
+
+    def page(key: str, title: str, icon: str, **kw: object) -> st.Page:
+        if kw.get("default"):
+            return st.Page(f[key], title=title, icon=icon, default=True)
+        return st.Page(f[key], title=title, icon=icon, url_path=u[key])
+
+    return {
+        "Analyse": [
+            page("overview", "Overview", ":material/dashboard:", default=True),
+            page("traces", "Traces", ":material/timeline:"),
+            page("diagnoses", "Diagnoses & plans", ":material/troubleshoot:"),
+        ],
+        "Improve": [
+            page("review", "Doc review", ":material/rate_review:"),
+            page("jobs", "Re-evaluation", ":material/play_circle:"),
+        ],
+        "Results": [
+            page("impact", "Field impact", ":material/bar_chart:"),
+            page("compare", "Compare methods", ":material/compare_arrows:"),
+        ],
+        "Warehouse": [page("data", "Data", ":material/database:")],
+    }
+
+
+def chrome() -> None:
+    components.sidebar()

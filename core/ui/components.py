@@ -1,0 +1,124 @@
+"""Small building blocks shared by the pages: header, empty states, links, formatting, sidebar."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from core.fields import BY_CODE
+from core.ui import state
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+# Page url paths (st.Page url_path); deep links are built from these.
+URLS = {
+    "overview": "",
+    "traces": "traces",
+    "diagnoses": "diagnoses",
+    "review": "doc-review",
+    "jobs": "re-evaluation",
+    "impact": "field-impact",
+    "compare": "compare",
+    "data": "data",
+}
+PAGE_FILES = {
+    "overview": "pages/overview.py",
+    "traces": "pages/traces.py",
+    "diagnoses": "pages/diagnoses.py",
+    "review": "pages/doc_review.py",
+    "jobs": "pages/re_evaluation.py",
+    "impact": "pages/field_impact.py",
+    "compare": "pages/compare.py",
+    "data": "pages/data.py",
+}
+ADD_COLOR = "#d62728"  # paper Fig. 1: added fields in red
+REMOVE_COLOR = "#1f1f1f"  # removed fields in black
+OK_COLOR = "#1a7f37"
+BAD_COLOR = "#cf222e"
+
+
+def link(page: str, **params: Any) -> str:
+    """Relative URL of a page with query parameters (works behind a base path)."""
+    query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
+    return f"./{URLS[page]}" + (f"?{query}" if query else "")
+
+
+def header(title: str, caption: str) -> None:
+    st.title(title)
+    st.caption(caption)
+
+
+def empty(message: str, hint: str = "", page: str | None = None, label: str = "") -> None:
+    """A friendly empty state that says what would fill the page."""
+    with st.container(border=True):
+        st.markdown(f"**{message}**")
+        if hint:
+            st.caption(hint)
+        if page:
+            st.page_link(PAGE_FILES[page], label=label or "Open", icon=":material/arrow_forward:")
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{100 * float(value):.{digits}f}%"
+
+
+def pp(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{float(value):+.{digits}f} pp"
+
+
+def number(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    v = float(value)
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.1f}M"
+    if abs(v) >= 1e4:
+        return f"{v / 1e3:.0f}k"
+    return f"{v:,.0f}" if v == int(v) else f"{v:,.2f}"
+
+
+def field_label(code: str) -> str:
+    f = BY_CODE.get(code)
+    return f"{code} · {f.name}" if f else code
+
+
+def short_id(value: Any, n: int = 8) -> str:
+    return str(value)[:n] if value else "–"
+
+
+def sidebar() -> None:
+    """Brand, warehouse location and the refresh button, on every page."""
+    logo, icon, css = ASSETS / "logo.svg", ASSETS / "icon.svg", ASSETS / "style.css"
+    if logo.exists():
+        st.logo(str(logo), size="large", icon_image=str(icon) if icon.exists() else None)
+    if css.exists():
+        st.html(f"<style>{css.read_text(encoding='utf-8')}</style>")
+    with st.sidebar:
+        path = state.current_path()
+        st.caption(f"Warehouse  \n`{Path(path).name}` in `{Path(path).parent}`")
+        if st.button("Refresh data", icon=":material/refresh:", key="refresh_data", width="stretch"):
+            state.refresh()
+            st.session_state["refreshed_at"] = datetime.now().strftime("%H:%M:%S")
+        when = st.session_state.get("refreshed_at")
+        st.caption(f"Reads are cached for {state.CACHE_TTL_S} s" + (f" · refreshed {when}" if when else ""))
+
+
+GOOD_WORDS = {"success", "correct", "right tools", "done", "approved", "accepted", "yes"}
+BAD_WORDS = {"failed", "wrong", "wrong tools", "rejected", "no", "lost"}
+
+
+def style_outcome(value: Any) -> str:
+    """Cell style for outcome words (green for good, red for bad)."""
+    if value is True or value in GOOD_WORDS:
+        return f"color: {OK_COLOR}; font-weight: 600"
+    if value is False or value in BAD_WORDS:
+        return f"color: {BAD_COLOR}; font-weight: 600"
+    return ""

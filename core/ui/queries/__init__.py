@@ -1,0 +1,1 @@
+"""Cached read queries of the dashboard: all of its SQL lives in these modules."""

@@ -1,0 +1,56 @@
+"""Significance marks for the comparison page: Mann–Whitney U with Holm's correction.
+
+The study layer computes and stores the paper's statistics; this module only
+recomputes what the Compare page shows next to its box plots from the same
+points, so the marks always match what is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from scipy.stats import mannwhitneyu
+
+
+def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni adjusted p-values (monotone, capped at 1)."""
+    items = sorted(pvalues.items(), key=lambda kv: kv[1])
+    m = len(items)
+    out: dict[str, float] = {}
+    running = 0.0
+    for i, (key, p) in enumerate(items):
+        running = max(running, min(1.0, (m - i) * p))
+        out[key] = running
+    return out
+
+
+def stars(p: float | None) -> str:
+    if p is None:
+        return ""
+    if p < 0.001:
+        return "***"
+    if p < 0.01:
+        return "**"
+    if p < 0.05:
+        return "*"
+    return "n.s."
+
+
+def versus(reference: str, groups: Mapping[str, Sequence[float]]) -> dict[str, dict[str, float | None]]:
+    """Two-sided Mann–Whitney U of `reference` against every other group, Holm-adjusted."""
+    ref = list(groups.get(reference, ()))
+    raw: dict[str, float] = {}
+    out: dict[str, dict[str, float | None]] = {}
+    for name, values in groups.items():
+        if name == reference:
+            continue
+        vals = list(values)
+        if len(ref) < 2 or len(vals) < 2:
+            out[name] = {"u": None, "p": None, "p_holm": None}
+            continue
+        res = mannwhitneyu(ref, vals, alternative="two-sided")
+        raw[name] = float(res.pvalue)
+        out[name] = {"u": float(res.statistic), "p": float(res.pvalue), "p_holm": None}
+    for name, p in holm(raw).items():
+        out[name]["p_holm"] = p
+    return out

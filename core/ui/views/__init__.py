@@ -1,0 +1,1 @@
+"""Render functions of the dashboard pages (pages/*.py only call these)."""

@@ -1,0 +1,278 @@
+"""Diagnoses & plans: why each failed trace failed, which fields are implicated, what the optimizer planned.
+
+Per optimization run: a heatmap of implicated fields across tools, then for one
+tool and iteration the failed traces with their diagnosis, the merged
+operation plan with its reasons, the candidate it produced, and the domain's
+three memories with what changed since the previous iteration.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.fields import BY_CODE, CODES
+from core.ui import charts
+from core.ui import components as ui
+from core.ui.queries import diagnoses as q
+from core.ui.state import current_path
+
+MEMORY_KINDS = {
+    "diagnosis": "Diagnosis memory — failure patterns",
+    "planning": "Planning memory — effective and harmful operations",
+    "generation": "Generation memory — editing experience and regressions",
+}
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def memory_items(content: Any) -> list[str]:
+    """Flatten a memory's JSON content into readable items (lists, dicts of lists, text)."""
+    content = _loads(content)
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [line.strip() for line in content.splitlines() if line.strip()]
+    if isinstance(content, dict):
+        items = []
+        for k, v in content.items():
+            sub = memory_items(v) if isinstance(v, list | dict) else [str(v)]
+            items += [f"{k}: {s}" for s in sub]
+        return items
+    if isinstance(content, list):
+        out = []
+        for item in content:
+            if isinstance(item, dict):
+                out.append(" · ".join(f"{k}: {v}" for k, v in item.items()))
+            else:
+                out.append(str(item))
+        return out
+    return [str(content)]
+
+
+def operations(value: Any) -> pd.DataFrame:
+    ops = _loads(value)
+    if isinstance(ops, dict):
+        ops = ops.get("operations", [ops])
+    if not isinstance(ops, list):
+        return pd.DataFrame()
+    df = pd.DataFrame([o if isinstance(o, dict) else {"operation": str(o)} for o in ops])
+    for col in ("op", "operation"):
+        if col in df.columns:
+            df = df.rename(columns={col: "Operation"})
+            break
+    if "field" in df.columns:
+        df["field"] = df["field"].map(lambda c: ui.field_label(str(c)) if str(c) in BY_CODE else c)
+    first = [c for c in ("Operation", "field", "target", "reason", "support") if c in df.columns]
+    df = df[first + [c for c in df.columns if c not in first]]
+    return df.rename(columns={c: c.replace("_", " ").capitalize() for c in df.columns})
+
+
+def heatmap(path: str, run_id: str, iteration: int | None) -> None:
+    counts = q.field_counts(path, run_id, iteration)
+    if counts.empty:
+        st.caption("No implicated field in this selection.")
+        return
+    matrix = counts.pivot_table(index="tool", columns="field", values="n", aggfunc="sum", fill_value=0)
+    matrix = matrix.reindex(columns=[c for c in CODES if c in matrix.columns])
+    st.plotly_chart(
+        charts.heatmap(matrix, "Implicated documentation field", "Tool", "Diagnoses"),
+        key="diag_heatmap",
+        config={"displaylogo": False},
+    )
+
+
+def diagnoses_table(path: str, run_id: str, tool: str, iteration: int | None) -> None:
+    df = q.diagnoses_of(path, run_id, tool, iteration)
+    if df.empty:
+        st.caption("No failed trace was diagnosed for this tool in this iteration.")
+        return
+    view = df.assign(
+        fields=df["fields"].map(lambda f: list(f) if f is not None else []),
+        trace=df["episode_id"].map(lambda e: ui.link("traces", episode=e)),
+        kind=df["doc_related"].map({True: "documentation", False: "not documentation"}),
+    )
+    st.dataframe(
+        view,
+        hide_index=True,
+        column_order=(
+            "iteration",
+            "task_id",
+            "failure_class",
+            "kind",
+            "fields",
+            "mismatch",
+            "evidence",
+            "trace",
+        ),
+        column_config={
+            "iteration": st.column_config.NumberColumn("Iter.", width=50),
+            "task_id": "Task",
+            "failure_class": "Failure class",
+            "kind": "Cause",
+            "fields": st.column_config.ListColumn("Implicated fields"),
+            "mismatch": st.column_config.TextColumn("Behaviour mismatch", width="large"),
+            "evidence": st.column_config.TextColumn("Evidence", width="large"),
+            "trace": st.column_config.LinkColumn("Trace", display_text="open"),
+        },
+    )
+    share = df["doc_related"].mean()
+    st.caption(f"{len(df)} diagnoses · {ui.pct(share, 0)} attributed to the documentation")
+
+
+def plan_view(path: str, run_id: str, tool: str, iteration: int | None) -> None:
+    plans = q.plans_of(path, run_id, tool)
+    if plans.empty:
+        st.caption("No plan recorded.")
+    else:
+        merged = plans[plans["scope"] == "merged"]
+        its = (
+            sorted(merged["iteration"].unique()) if not merged.empty else sorted(plans["iteration"].unique())
+        )
+        shown = [iteration] if iteration is not None and iteration in its else its
+        for it in shown:
+            rows = merged[merged["iteration"] == it] if not merged.empty else plans[plans["iteration"] == it]
+            n_trace = int(((plans["scope"] == "trace") & (plans["iteration"] == it)).sum())
+            st.markdown(
+                f"**Iteration {it}** — merged plan"
+                + (f" (from {n_trace} per-trace plans)" if n_trace else "")
+            )
+            for value in rows["operations"]:
+                ops = operations(value)
+                if ops.empty:
+                    st.caption("Empty plan.")
+                else:
+                    st.dataframe(ops, hide_index=True)
+
+
+def candidates_view(path: str, run_id: str, tool: str) -> None:
+    cands = q.candidates_of(path, run_id, tool)
+    if cands.empty:
+        st.caption("No candidate doc yet.")
+    else:
+        view = cands.assign(
+            version=cands["doc_id"].str[:8],
+            review=cands["doc_id"].map(lambda d: ui.link("review", tool=tool, b=d)),
+            regressions=cands["regressions"].map(lambda r: len(_loads(r) or [])),
+        )
+        st.dataframe(
+            view,
+            hide_index=True,
+            column_order=(
+                "iteration",
+                "version",
+                "val_ts",
+                "base_val_ts",
+                "accepted",
+                "regressions",
+                "tokens",
+                "review",
+            ),
+            column_config={
+                "iteration": "Iteration",
+                "version": "Version",
+                "val_ts": st.column_config.ProgressColumn(
+                    "Validation TS", min_value=0.0, max_value=1.0, format="percent"
+                ),
+                "base_val_ts": st.column_config.NumberColumn("TS original", format="percent"),
+                "accepted": st.column_config.CheckboxColumn("Accepted"),
+                "regressions": "Regressions",
+                "tokens": "Tokens",
+                "review": st.column_config.LinkColumn("Review", display_text="diff & review"),
+            },
+        )
+
+
+def memories(path: str, run_id: str, domain: str | None, iteration: int | None) -> None:
+    mem = q.memories_of(path, run_id, domain)
+    if mem.empty:
+        st.caption("No memory recorded for this domain (memory may be switched off for this run).")
+        return
+    its = sorted(mem["iteration"].unique())
+    it = iteration if iteration in its else its[-1]
+    cols = st.columns(3)
+    for col, (kind, title) in zip(cols, MEMORY_KINDS.items(), strict=True):
+        with col:
+            st.markdown(f"**{title}**")
+            rows = mem[mem["kind"] == kind]
+            now = [x for c in rows[rows["iteration"] == it]["content"] for x in memory_items(c)]
+            prev_its = [i for i in its if i < it]
+            before = (
+                [x for c in rows[rows["iteration"] == prev_its[-1]]["content"] for x in memory_items(c)]
+                if prev_its
+                else []
+            )
+            now_u, before_u = list(dict.fromkeys(now)), set(before)
+            items = [{"change": "new" if x not in before_u else "", "entry": x} for x in now_u]
+            items += [{"change": "dropped", "entry": x} for x in dict.fromkeys(before) if x not in set(now_u)]
+            if not items:
+                st.caption("empty")
+                continue
+            st.dataframe(
+                pd.DataFrame(items),
+                hide_index=True,
+                column_config={
+                    "change": st.column_config.TextColumn("", width=60),
+                    "entry": st.column_config.TextColumn(f"Iteration {it}"),
+                },
+            )
+
+
+def render() -> None:
+    ui.header(
+        "Diagnoses & plans",
+        "Field-level diagnoses of failed traces, the operations planned from them, and the optimizer's memories.",
+    )
+    path = current_path()
+    runs = q.runs_with_diagnoses(path)
+    if runs.empty:
+        ui.empty(
+            "No diagnosis yet.",
+            "Run the optimizer (`docschisel optimize ...`) or the evidence-engine diagnosis on imported traces.",
+        )
+        return
+    labels = {
+        r.run_id: f"{r.label} · {r.benchmark or ''} · {int(r.diagnoses)} diagnoses" for r in runs.itertuples()
+    }
+    c = st.columns([3, 2, 1])
+    run_id = c[0].selectbox(
+        "Optimization run", list(labels), format_func=labels.get, key="diag_run", bind="query-params"
+    )
+    tools = q.tools_of_run(path, run_id)
+    tool_labels = {r.tool: f"{r.tool} · {int(r.diagnoses)} diagnoses" for r in tools.itertuples()}
+    tool = c[1].selectbox(
+        "Tool", list(tool_labels), format_func=tool_labels.get, key="diag_tool", bind="query-params"
+    )
+    n_it = int(tools["iterations"].max() or 1)
+    it_options = ["all", *[str(i) for i in range(1, n_it + 1)]]
+    it_value = c[2].selectbox(
+        "Iteration", it_options, key="diag_iter", format_func=lambda v: "All" if v == "all" else v
+    )
+    iteration = None if it_value == "all" else int(it_value)
+
+    st.markdown("##### Implicated fields across tools")
+    heatmap(path, run_id, iteration)
+    st.divider()
+    st.markdown(f"##### Failed traces of `{tool}`")
+    diagnoses_table(path, run_id, tool, iteration)
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        st.markdown("##### Operation plan")
+        plan_view(path, run_id, tool, iteration)
+    with right:
+        st.markdown("##### Candidate docs and their validation")
+        candidates_view(path, run_id, tool)
+    domain = tools.set_index("tool").loc[tool, "domain"] if tool in set(tools["tool"]) else None
+    domain = domain if isinstance(domain, str) else None
+    st.markdown(f"##### Memories of domain `{domain or 'all'}`")
+    memories(path, run_id, domain, iteration)

@@ -1,0 +1,104 @@
+"""Field impact (the paper's Fig. 1): how task success moves when one field is removed or added."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.fields import BY_CODE
+from core.ui import charts
+from core.ui import components as ui
+from core.ui.queries import results as q
+from core.ui.state import current_path
+
+DIMENSIONS = {"benchmark": "Benchmark", "domain": "Domain", "model": "Backbone", "paradigm": "Paradigm"}
+
+
+def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
+    """Mean over the selected study cells; error bars are the mean interval bounds around the mean."""
+    keys = ([facet] if facet else []) + ["field", "operation"]
+    return df.groupby(keys, as_index=False).agg(
+        delta_pp=("delta_pp", "mean"),
+        ci_low=("ci_low", "mean"),
+        ci_high=("ci_high", "mean"),
+        base_ts=("base_ts", "mean"),
+        variant_ts=("variant_ts", "mean"),
+        repeats=("repeats", "sum"),
+        cells=("delta_pp", "size"),
+        docset_id=("docset_id", "first"),
+        benchmark=("benchmark", "first"),
+    )
+
+
+def render() -> None:
+    ui.header(
+        "Field impact",
+        "Change in task success (ΔTS, percentage points) when one documentation field is removed "
+        "(black) or added (red), everything else unchanged — the paper's Fig. 1.",
+    )
+    df = q.field_impact(current_path())
+    if df.empty:
+        ui.empty(
+            "No field-impact study in the warehouse yet.",
+            "Run `docschisel study fields ...` (or start it from the Re-evaluation page) to measure each field.",
+        )
+        return
+    c = st.columns(5)
+    chosen: dict[str, list[str]] = {}
+    for i, (col, label) in enumerate(DIMENSIONS.items()):
+        values = sorted(df[col].dropna().unique())
+        chosen[col] = c[i].multiselect(label, values, default=[], key=f"fi_{col}", placeholder="All")
+    facets = {"": "None (mean of selected)", **{k: v for k, v in DIMENSIONS.items() if df[k].nunique() > 1}}
+    facet = c[4].selectbox("One panel per", list(facets), format_func=facets.get, key="fi_facet") or None
+    sel = df
+    for col, values in chosen.items():
+        if values:
+            sel = sel[sel[col].isin(values)]
+    if sel.empty:
+        st.info("No measurement for this selection.")
+        return
+    agg = _aggregate(sel, facet)
+    st.plotly_chart(charts.field_impact(agg, facet), key="fi_chart", config={"displaylogo": False})
+    cells = sel.groupby(list(DIMENSIONS)).ngroups
+    st.caption(
+        f"{cells} study cell(s) selected ({len(sel)} measurements). Bars are means over the selected cells; "
+        "error bars span the mean interval reported over repeats. Tick labels: red = field added where the "
+        "docs lacked it, black = field removed where the docs had it."
+    )
+    table = agg.assign(
+        name=agg["field"].map(lambda c: BY_CODE[c].name if c in BY_CODE else c),
+        traces=[
+            ui.link("traces", docset=d, benchmark=b) if isinstance(d, str) else None
+            for d, b in zip(agg["docset_id"], agg["benchmark"], strict=True)
+        ],
+    ).sort_values("delta_pp")
+    cols = ([facet] if facet else []) + [
+        "field",
+        "name",
+        "operation",
+        "delta_pp",
+        "ci_low",
+        "ci_high",
+        "base_ts",
+        "variant_ts",
+        "repeats",
+        "traces",
+    ]
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_order=cols,
+        column_config={
+            "field": st.column_config.TextColumn("Code", width=60),
+            "name": "Field",
+            "operation": "Operation",
+            "delta_pp": st.column_config.NumberColumn("ΔTS (pp)", format="%+.1f"),
+            "ci_low": st.column_config.NumberColumn("CI low", format="%+.1f"),
+            "ci_high": st.column_config.NumberColumn("CI high", format="%+.1f"),
+            "base_ts": st.column_config.NumberColumn("TS original", format="percent"),
+            "variant_ts": st.column_config.NumberColumn("TS variant", format="percent"),
+            "repeats": "Repeats",
+            "traces": st.column_config.LinkColumn("Traces", display_text="open traces"),
+        },
+        height=38 + 35 * len(table),
+    )

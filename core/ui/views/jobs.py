@@ -1,0 +1,217 @@
+"""Re-evaluation: start an evaluation of any doc set as a background job and watch it live.
+
+The job runs in its own process (core/jobs.py) and reports progress into the
+warehouse, so the progress shown here survives a reload, appears in a second
+tab, and keeps going if the browser is closed. The list refreshes itself every
+two seconds (a Streamlit fragment), without rerunning the whole page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import datetime
+
+import pandas as pd
+import streamlit as st
+
+from core import jobs
+from core.ui import components as ui
+from core.ui.queries import docs as dq
+from core.ui.queries import traces as tq
+from core.ui.state import current_path, refresh, wh
+
+SPLITS = ("test", "val", "opt")
+PARADIGMS = ("react", "multi")
+DEFAULT_MODEL = "local/smollm2-135m"
+STATUS_BADGE = {
+    "queued": ("queued", "gray"),
+    "running": ("running", "blue"),
+    "cancelling": ("cancelling", "orange"),
+    "done": ("done", "green"),
+    "failed": ("failed", "red"),
+    "cancelled": ("cancelled", "gray"),
+    "lost": ("stopped unexpectedly", "red"),
+}
+
+
+def eval_argv(benchmark: str, docset: str, split: str, model: str, agent: str, warehouse: str) -> list[str]:
+    """The `docschisel` arguments of an evaluation job."""
+    return [
+        "eval",
+        "--benchmark",
+        benchmark,
+        "--docs",
+        docset,
+        "--split",
+        split,
+        "--model",
+        model,
+        "--agent",
+        agent,
+        "--warehouse",
+        warehouse,
+    ]
+
+
+def eval_available() -> bool:
+    return importlib.util.find_spec("core.cli.evaluate") is not None
+
+
+def start_form(path: str) -> None:
+    sets = dq.docsets(path)
+    if sets.empty:
+        ui.empty("No doc set to evaluate yet.", "Import a benchmark first.", "data", "Import data")
+        return
+    with st.container(border=True):
+        st.markdown("##### New evaluation")
+        benchmarks = sorted(sets["benchmark"].dropna().unique())
+        wanted = st.query_params.get("docset")
+        wanted_bench = sets.set_index("docset_id")["benchmark"].get(wanted) if wanted else None
+        c = st.columns([1, 2, 1])
+        benchmark = c[0].selectbox(
+            "Benchmark",
+            benchmarks,
+            index=benchmarks.index(wanted_bench) if wanted_bench in benchmarks else 0,
+            key="job_benchmark",
+        )
+        mine = sets[sets["benchmark"] == benchmark]
+        labels = {
+            r.docset_id: f"{r.name} · {r.origin} · {r.docset_id[:8]} · {int(r.tools)} tools"
+            for r in mine.itertuples()
+        }
+        ids = list(labels)
+        docset = c[1].selectbox(
+            "Doc set",
+            ids,
+            index=ids.index(wanted) if wanted in ids else 0,
+            format_func=labels.get,
+            key="job_docset",
+        )
+        split = c[2].selectbox(
+            "Split", SPLITS, key="job_split", help="Evaluate on the held-out test split by default"
+        )
+        c = st.columns([2, 1, 1], vertical_alignment="bottom")
+        models = list(dict.fromkeys([DEFAULT_MODEL, *tq.filter_options(path)["model"]]))
+        model = c[0].selectbox("Model", models, key="job_model", accept_new_options=True)
+        agent = c[1].selectbox("Agent paradigm", PARADIGMS, key="job_agent")
+        ready = eval_available()
+        if c[2].button(
+            "Start evaluation",
+            type="primary",
+            icon=":material/play_arrow:",
+            disabled=not ready,
+            key="start_eval",
+            width="stretch",
+        ):
+            argv = eval_argv(benchmark, docset, split, model, agent, path)
+            params = {
+                "benchmark": benchmark,
+                "docset": docset,
+                "split": split,
+                "model": model,
+                "agent": agent,
+            }
+            job_id = jobs.start_job(wh(), "eval", argv, params)
+            st.toast(f"Started {job_id}", icon=":material/play_arrow:")
+        if not ready:
+            st.caption(
+                ":orange[The `docschisel eval` command is not installed in this build; evaluations "
+                "cannot start yet.]"
+            )
+    with st.expander("Check the job runner (no model needed)"):
+        c = st.columns([2, 1], vertical_alignment="bottom")
+        steps = c[0].slider("Steps", 5, 120, 20, key="selftest_steps")
+        if c[1].button(
+            "Start self-test job", icon=":material/science:", key="start_selftest", width="stretch"
+        ):
+            argv = ["warehouse", "selftest-job", "--steps", str(steps), "--delay", "0.25"]
+            job_id = jobs.start_job(wh(), "selftest", argv, {"steps": steps})
+            st.toast(f"Started {job_id}", icon=":material/play_arrow:")
+
+
+def _when(ts: object) -> str:
+    if ts is None or (isinstance(ts, float) and pd.isna(ts)) or ts is pd.NaT:
+        return "–"
+    try:
+        return pd.Timestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, TypeError):
+        return str(ts)
+
+
+def _summary(j: jobs.JobState) -> str:
+    p = j.params
+    if j.kind == "eval" and p.get("docset"):
+        return f"{p.get('benchmark', '')} · docs `{str(p.get('docset'))[:8]}` · {p.get('split', '')} · {p.get('model', '')} · {p.get('agent', '')}"
+    if j.kind == "selftest":
+        return f"self-test · {p.get('steps', '?')} steps"
+    return " ".join(j.argv[:4])
+
+
+def job_card(j: jobs.JobState) -> None:
+    label, color = STATUS_BADGE.get(j.status, (j.status, "gray"))
+    with st.container(border=True):
+        c = st.columns([4, 2, 1], vertical_alignment="center")
+        c[0].markdown(f"**{j.kind}** · {_summary(j)}")
+        with c[1]:
+            st.badge(label, color=color)
+        if j.active:
+            if c[2].button(
+                "Cancel",
+                key=f"cancel_{j.job_id}",
+                icon=":material/stop_circle:",
+                width="stretch",
+                disabled=j.status == "cancelling",
+            ):
+                jobs.request_cancel(wh(), j.job_id, "cancelled from the dashboard")
+                st.rerun(scope="fragment")
+        text = f"{j.done or 0} / {j.total}" if j.total else (j.message or j.status)
+        if j.total:
+            text += f" · {j.message}" if j.message else ""
+        st.progress(j.fraction or (1.0 if j.status == "done" else 0.0), text=text)
+        st.caption(f"`{j.job_id}` · started {_when(j.created_at)} · updated {_when(j.updated_at)}")
+        if j.status in ("failed", "lost"):
+            st.error(j.message or "the job stopped without a message", icon=":material/error:")
+            tail = jobs.log_tail(wh(), j.job_id)
+            if tail:
+                with st.expander("Log"):
+                    st.code(tail, language=None)
+        if j.status == "done" and j.kind == "eval" and j.params.get("docset"):
+            st.page_link(
+                ui.PAGE_FILES["traces"],
+                label="Open the traces of this evaluation",
+                icon=":material/timeline:",
+                query_params={"docset": j.params["docset"], "split": j.params.get("split", "")},
+            )
+
+
+@st.fragment(run_every=2)
+def job_list() -> None:
+    """Re-reads the job log every two seconds; finished jobs also refresh the cached page data."""
+    all_jobs = jobs.list_jobs(wh(), limit=30)
+    finished_now = {j.job_id for j in all_jobs if not j.active}
+    seen = st.session_state.setdefault("jobs_seen_finished", set(finished_now))
+    if finished_now - seen:
+        refresh()  # results of a job that just finished appear on the other pages
+        st.session_state["jobs_seen_finished"] = seen | finished_now
+    active = [j for j in all_jobs if j.active]
+    done = [j for j in all_jobs if not j.active]
+    st.markdown(f"##### Running ({len(active)})")
+    if not active:
+        st.caption("Nothing running.")
+    for j in active:
+        job_card(j)
+    st.markdown(f"##### Finished ({len(done)})")
+    if not done:
+        st.caption("No finished job yet.")
+    for j in done[:10]:
+        job_card(j)
+    st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")
+
+
+def render() -> None:
+    ui.header(
+        "Re-evaluation",
+        "Evaluate any doc set — including one you just edited — on a split, as a background job.",
+    )
+    start_form(current_path())
+    job_list()

@@ -1,0 +1,3 @@
+from core.ui.views import jobs
+
+jobs.render()
