@@ -138,7 +138,7 @@ class WorkBench:
         """
         pred_state = self.replayer.run_parsed(parsed_from_calls(calls))
         labels = labels_for(
-            self.replayer, call_strings(calls), task.meta["gold_strings"], error, pred_state=pred_state
+            self.replayer, call_strings(calls), _gold_strings(task), error, pred_state=pred_state
         )
         return Score(
             success=labels.correct,
@@ -148,7 +148,7 @@ class WorkBench:
 
     def score_strings(self, task: Task, calls: Sequence[str], error: str | None = None) -> Labels:
         """Labels for recorded call strings (`function_calls`), exactly as upstream scored them."""
-        return labels_for(self.replayer, calls, task.meta["gold_strings"], error)
+        return labels_for(self.replayer, calls, _gold_strings(task), error)
 
     def _details(self, labels: Labels, error: str | None, sandbox: Sandbox | None) -> dict[str, Any]:
         details = labels.as_dict()
@@ -160,3 +160,8 @@ class WorkBench:
         if crashes:
             details["tool_crashes"] = list(crashes)
         return details
+
+
+def _gold_strings(task: Task) -> list[str]:
+    """The ground-truth call strings (kept by the task loader; rebuilt for tasks made elsewhere)."""
+    return list(task.meta.get("gold_strings") or call_strings(task.gold))

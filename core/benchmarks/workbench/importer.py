@@ -158,11 +158,8 @@ def _events(trace: Any, error: str, problems: list[str], ts: datetime) -> list[E
             if step.thought:
                 add("thought", text=step.thought)
             obs = step.observation_text
-            bad = (
-                obs in ERROR_MESSAGES
-                or obs.endswith("is not a valid tool, try one of [")
-                or (" is not a valid tool, try one of [" in obs)
-            )
+            # Validation messages and LangChain's unknown-tool reply are tool errors the agent saw.
+            bad = obs in ERROR_MESSAGES or " is not a valid tool, try one of [" in obs
             is_dict = isinstance(step.tool_input, dict)
             add(
                 "tool_call",

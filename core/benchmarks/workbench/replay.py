@@ -70,7 +70,7 @@ def parse_call_string(text: str) -> ParsedCall | None:
         return None
     kwargs: dict[str, Any] = {}
     for kw in node.keywords:
-        if kw.arg is None:
+        if kw.arg is None or kw.arg in kwargs:  # **kwargs, or a repeated keyword (a SyntaxError for eval)
             return None
         try:
             kwargs[kw.arg] = ast.literal_eval(kw.value)
