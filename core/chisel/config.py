@@ -1,0 +1,56 @@
+"""Settings of one optimization run; their hash is the run id (so a re-run resumes)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.agents.base import AgentConfig
+
+
+@dataclass(frozen=True)
+class OptimizeConfig:
+    """Everything that changes what the optimizer does.
+
+    `seed` drives the optimizer's own choices (task samples, example choice,
+    LLM sampling); `split_seed` picks the stored opt/val/test split, which
+    `docschisel eval --seed` must use too (default 0 for both). Caps on tasks
+    per tool and traces per iteration keep a run affordable on a laptop; `None`
+    means no cap (the paper's setting).
+    """
+
+    benchmark: str = "api-bank"
+    domains: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    limit_tools: int | None = None
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    iterations: int = 5
+    memory: bool = True
+    engine: str = "auto"  # auto | evidence | llm
+    optimizer_model: str | None = None
+    seed: int = 0
+    split_seed: int = 0
+    repeats: int = 1
+    max_opt_tasks: int | None = None
+    max_val_tasks: int | None = None
+    max_traces: int | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.iterations < 0:
+            raise ValueError("iterations must be >= 0")
+        if self.repeats < 1:
+            raise ValueError("repeats must be >= 1")
+        if self.engine not in ("auto", "evidence", "llm"):
+            raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
+
+    def key(self, benchmark_key: str, engine: str, optimizer_model: str) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("name")
+        d["benchmark"] = benchmark_key
+        d["agent"] = self.agent.to_json()
+        d["domains"] = sorted(self.domains)
+        d["tools"] = sorted(self.tools)
+        d["engine"] = engine
+        d["optimizer_model"] = optimizer_model
+        return d

@@ -1,0 +1,389 @@
+"""Field synthesisers: fill a field from evidence, never from imagination.
+
+Each synthesiser reads one kind of evidence the optimizer is allowed to see:
+
+- signature and introspection (IPN, IPT, DPV, PRF, POF) from the benchmark's
+  implementation (`core.chisel.introspect`);
+- observed tool outputs on the optimization split (RPN, RPT, RPD, RT);
+- observed error messages on the optimization split (IC, and enumerations in
+  them for IPT);
+- ground-truth calls of the optimization split only, through the audited
+  `GroundTruth` (UE, and value formats for IPT/IPD);
+- the diagnoses' findings (which tool was confused with this one, which
+  parameters were wrong) for FD, UG and TD.
+
+A synthesiser returns content in the shape `ToolDoc.apply` expects, or None
+when the evidence does not support the operation (the op is then dropped and
+the reason noted), so a candidate never contains invented facts.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from core.chisel.differ import Finding
+from core.chisel.engine import ToolContext
+from core.chisel.memory import DomainMemory
+from core.docs import Param, ToolDoc
+
+_FORMATS: tuple[tuple[str, str], ...] = (
+    (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", "YYYY-MM-DD HH:MM:SS"),
+    (r"\d{4}-\d{2}-\d{2}", "YYYY-MM-DD"),
+    (r"\d{2}:\d{2}(:\d{2})?", "HH:MM"),
+    (r"[^@\s]+@[^@\s]+\.[A-Za-z]+", "an email address"),
+    (r"-?\d+", "an integer"),
+    (r"-?\d+\.\d+", "a decimal number"),
+)
+ENUM_RE = re.compile(r"(?:one of|choose from:?|must be)\s*((?:'[^']+'(?:,\s*(?:or\s+)?)?)+)", re.IGNORECASE)
+
+
+def value_format(values: Sequence[Any]) -> str | None:
+    """The common textual format of some values, when they all share one."""
+    texts = [v for v in values if isinstance(v, str) and v]
+    if not texts or len(texts) != len(values):
+        return None
+    for pattern, label in _FORMATS:
+        if all(re.fullmatch(pattern, t.strip()) for t in texts):
+            return label
+    return None
+
+
+def last_user_line(query: str, limit: int = 100) -> str:
+    """The last user turn of a dialogue (or the whole query), shortened."""
+    lines = [ln for ln in query.splitlines() if ln.strip()]
+    users = [ln for ln in lines if ln.startswith("User:")]
+    text = (users[-1][5:] if users else (lines[-1] if lines else query)).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def render_call(doc: ToolDoc, args: dict[str, Any]) -> str:
+    inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return f"{doc.name or doc.tool}({inner})"
+
+
+def _parse_output(text: str) -> Any:
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            return parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return text
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "dict"
+    return "str"
+
+
+def _params_with(findings: Sequence[Finding], classes: set[str]) -> list[str]:
+    out: list[str] = []
+    for f in findings:
+        if f.cls in classes and f.param and f.param not in out:
+            out.append(f.param)
+    return out
+
+
+def enumerations(ctx: ToolContext) -> dict[str, list[str]]:
+    """Allowed values stated by observed error messages, matched to the argument that triggered them."""
+    out: dict[str, list[str]] = {}
+    for msg, args in ctx.observations.errors:
+        m = ENUM_RE.search(msg)
+        if not m:
+            continue
+        values = re.findall(r"'([^']+)'", m.group(1))
+        if len(values) < 2:
+            continue
+        words = msg.lower()
+        target = next((p for p in ctx.param_names if p.replace("_", " ") in words), None)
+        if target is None:
+            target = next((k for k, v in args.items() if isinstance(v, str) and v not in values), None)
+        if target and target in ctx.param_names:
+            out[target] = values
+    return out
+
+
+class Synth:
+    """Content for (op, field) pairs of one tool at one iteration."""
+
+    def __init__(self, ctx: ToolContext, findings: Sequence[Finding], memory: DomainMemory) -> None:
+        self.ctx = ctx
+        self.doc = ctx.original
+        self.findings = list(findings)
+        self.memory = memory
+        self._gold: list | None = None
+
+    def gold(self) -> list:
+        if self._gold is None:
+            self._gold = self.ctx.opt_gold_calls("synthesis")
+        return self._gold
+
+    def __call__(self, op: str, code: str) -> Any:
+        fn = getattr(self, f"_{code.lower()}", None)
+        if op == "Remove":
+            return None
+        return fn(op) if fn else None
+
+    # ------------------------------------------------------------- signature fields
+    def _ipn(self, op: str) -> Any:
+        sig = {p.name: p for p in self.ctx.signature}
+        if not sig or all(p.source == "original doc" for p in self.ctx.signature):
+            return None
+        params: list[Param] = [p for p in self.doc.parameters if p.name in sig]
+        have = {p.name for p in params}
+        for name, s in sig.items():
+            if name not in have:
+                params.append(Param(name=name, type=s.type, required=s.required))
+        if [p.name for p in params] == [p.name for p in self.doc.parameters]:
+            return None
+        return params
+
+    def _required(self) -> dict[str, bool]:
+        flags = {p.name: p.required for p in self.ctx.signature if p.required is not None}
+        if flags:
+            return {k: v for k, v in flags.items() if self.doc.param(k)}
+        gold = self.gold()
+        if not gold:
+            return {}
+        always = {k for k in self.doc_param_names() if all(k in c.args for _, c in gold)}
+        return {k: k in always for k in self.doc_param_names()}
+
+    def doc_param_names(self) -> list[str]:
+        return [p.name for p in self.doc.parameters]
+
+    def _prf(self, op: str) -> Any:
+        flags = self._required()
+        return flags or None
+
+    def _pof(self, op: str) -> Any:
+        flags = self._required()
+        return {k: not v for k, v in flags.items()} or None
+
+    def _dpv(self, op: str) -> Any:
+        out = {p.name: p.default for p in self.ctx.signature if p.has_default and self.doc.param(p.name)}
+        return out or None
+
+    def _ipt(self, op: str) -> Any:
+        out: dict[str, str] = {}
+        for name, values in enumerations(self.ctx).items():
+            if self.doc.param(name):
+                out[name] = "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
+        sig = {p.name: p.type for p in self.ctx.signature if p.type}
+        formats = self._formats()
+        for p in self.doc.parameters:
+            if p.name in out:
+                continue
+            base = sig.get(p.name) or p.type
+            fmt = formats.get(p.name)
+            text = f"{base or 'str'} ({fmt})" if fmt and fmt.startswith(("YYYY", "HH")) else base
+            if text and text != p.type:
+                out[p.name] = text
+        return out or None
+
+    def _formats(self) -> dict[str, str]:
+        values: dict[str, list[Any]] = {}
+        for _, c in self.gold():
+            for k, v in c.args.items():
+                values.setdefault(k, []).append(v)
+        out = {}
+        for k, vs in values.items():
+            fmt = value_format(vs)
+            if fmt:
+                out[k] = fmt
+        return out
+
+    def _ipd(self, op: str) -> Any:
+        targets = _params_with(
+            self.findings, {"wrong_format", "wrong_value", "missing_argument", "unknown_argument"}
+        )
+        targets = [t for t in targets if self.doc.param(t)] or self.doc_param_names()
+        formats = self._formats()
+        enums = enumerations(self.ctx)
+        examples: dict[str, Any] = {}
+        for _, c in self.gold():
+            for k, v in c.args.items():
+                examples.setdefault(k, v)
+        out = {}
+        for name in targets:
+            p = self.doc.param(name)
+            bits = [p.description.rstrip()] if p and p.description else []
+            if name in enums:
+                bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
+            elif name in formats and "format" not in " ".join(bits).lower():
+                bits.append(f"Format: {formats[name]}.")
+            if name in examples and len(json.dumps(examples[name], default=str)) <= 60:
+                bits.append(f"Example: {json.dumps(examples[name], ensure_ascii=False, default=str)}.")
+            text = " ".join(b if b.endswith((".", ":")) else b + "." for b in bits)
+            if text and text != (p.description if p else None):
+                out[name] = text
+        if op == "Add":
+            out = {k: v for k, v in out.items() if not (self.doc.param(k) and self.doc.param(k).description)}
+        return out or None
+
+    # ------------------------------------------------------------- outputs
+    def _observed(self) -> list[Any]:
+        return [_parse_output(o) for o in self.ctx.observations.outputs[:20]]
+
+    def _return_keys(self) -> dict[str, str]:
+        keys: dict[str, str] = {}
+        for v in self._observed():
+            if isinstance(v, list) and v and isinstance(v[0], dict):
+                v = v[0]
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    keys.setdefault(str(k), _type_name(x))
+        return keys
+
+    def _rpn(self, op: str) -> Any:
+        keys = self._return_keys()
+        if not keys or self.doc.returns:
+            return None
+        return list(keys)
+
+    def _rpt(self, op: str) -> Any:
+        keys = self._return_keys()
+        if self.doc.returns and any(r.name for r in self.doc.returns):
+            out = [keys.get(r.name or "", r.type) for r in self.doc.returns]
+            return out if any(out) else None
+        observed = self._observed()
+        if observed:
+            return [_type_name(observed[0])]
+        return None
+
+    def _rpd(self, op: str) -> Any:
+        observed = self._observed()
+        if not observed:
+            return None
+        sample = json.dumps(observed[0], ensure_ascii=False, default=str)
+        sample = sample if len(sample) <= 120 else sample[:119] + "…"
+        if self.doc.returns:
+            out = []
+            for r in self.doc.returns:
+                base = (r.description or "").rstrip(".")
+                out.append(f"{base}. Observed value: {sample}" if base else f"Observed value: {sample}")
+            return out
+        return [f"The tool returns a value like {sample}"]
+
+    def _rt(self, op: str) -> Any:
+        observed = self.ctx.observations.outputs
+        if not observed:
+            return None
+        text = observed[0] if len(observed[0]) <= 160 else observed[0][:159] + "…"
+        return f"The tool replies with text like: {text}"
+
+    # ------------------------------------------------------------- errors and usage
+    def _ic(self, op: str) -> Any:
+        lines: list[str] = []
+        limit = 1 if self.memory.regressions("Add", "IC") else 3
+        for msg, _ in self.ctx.observations.errors[:limit]:
+            lines.append(f"It rejects calls with the message {msg.strip()!r}.")
+        required = [k for k, v in self._required().items() if v]
+        if required:
+            lines.append("Always pass " + ", ".join(required) + ".")
+        if any(f.cls == "extra_call" for f in self.findings):
+            lines.append("Call it only for the user's latest request and do not repeat a call already made.")
+        if not lines:
+            return None
+        base = self.doc.constraints
+        text = " ".join(lines)
+        return f"{base.rstrip()} {text}" if base and op == "Refine" else text
+
+    def _ue(self, op: str) -> Any:
+        gold = self.gold()
+        if not gold:
+            return None
+        k = 1 if self.memory.regressions("Add", "UE") or self.memory.regressions("Refine", "UE") else 2
+        rng = random.Random(f"{self.ctx.seed}:{self.ctx.tool}")
+        chosen = sorted(gold, key=lambda item: item[0])
+        rng.shuffle(chosen)
+        out: list[str] = []
+        seen: set[str] = set()
+        for tid, call in chosen:
+            text = render_call(self.doc, dict(call.args))
+            if text in seen:
+                continue
+            seen.add(text)
+            q = self.ctx.gt.query(tid)
+            out.append(f'Request: "{last_user_line(q)}" -> {text}' if q else text)
+            if len(out) >= k:
+                break
+        return out or None
+
+    def _confused(self) -> list[str]:
+        return sorted({f.other_tool for f in self.findings if f.cls == "wrong_tool" and f.other_tool})
+
+    def _fd(self, op: str) -> Any:
+        base = (self.doc.description or "").rstrip()
+        extra = []
+        confused = [self._display(t) for t in self._confused()]
+        if confused:
+            extra.append(f"Use this tool, not {' or '.join(confused)}, for these requests.")
+        if any(f.cls in ("no_action", "missing_call") for f in self.findings):
+            extra.append("Call it whenever the user's request needs this; do not answer in prose instead.")
+        if not extra:
+            return None
+        if not base:
+            return " ".join(extra)
+        return f"{base if base.endswith('.') else base + '.'} {' '.join(extra)}"
+
+    def _display(self, tool: str) -> str:
+        other = self.ctx.docset.get(tool) if hasattr(self.ctx.docset, "get") else None
+        return (other.name if other is not None and other.name else tool) or tool
+
+    def _ug(self, op: str) -> Any:
+        lines = []
+        confused = [self._display(t) for t in self._confused()]
+        what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
+        if confused:
+            lines.append(
+                f"Prefer this tool over {' or '.join(confused)} when the request is: {what.lower()}."
+                if what
+                else f"Prefer this tool over {' or '.join(confused)}."
+            )
+        classes = {f.cls for f in self.findings}
+        if classes & {"missing_call", "no_action"}:
+            lines.append(
+                "Call this tool when the user's latest request needs it, even after other tool calls."
+            )
+        if "extra_call" in classes:
+            lines.append("Call it once per request.")
+        if "wrong_order" in classes:
+            before = self._predecessor()
+            if before:
+                lines.append(f"Call it after {before}.")
+        if "step_limit" in classes:
+            lines.append("Its output is the result: after calling it, give the final answer.")
+        if not lines:
+            return None
+        base = self.doc.guidance
+        text = " ".join(lines)
+        return f"{base.rstrip()} {text}" if base and op == "Refine" else text
+
+    def _predecessor(self) -> str | None:
+        for tid in self.ctx.opt_task_ids:
+            calls = self.ctx.gt.calls(tid, "synthesis")
+            tools = [c.tool for c in calls]
+            if self.ctx.tool in tools:
+                i = tools.index(self.ctx.tool)
+                if i > 0:
+                    return self._display(tools[i - 1])
+        return None
+
+    def _td(self, op: str) -> Any:
+        return self.ctx.domain.replace("_", " ") or None
+
+    def _tn(self, op: str) -> Any:
+        return self.doc.tool if op == "Add" else None
