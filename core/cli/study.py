@@ -1,0 +1,122 @@
+"""`docschisel study`: the field-impact study (add/remove one field, measure ΔTS) and its tables."""
+
+from __future__ import annotations
+
+import click
+
+from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+
+
+@click.group()
+def command() -> None:
+    """Empirical studies: which documentation fields help which agent (the paper's RQ2)."""
+
+
+@command.command("fields", context_settings={"show_default": True})
+@click.option("--benchmark", "-b", default="workbench", help="workbench | api-bank | a benchmark folder.")
+@click.option("--domain", "-d", "domains", required=True, help="Domain(s), comma-separated; one study each.")
+@click.option(
+    "--model",
+    "-m",
+    "models",
+    default=None,
+    help="Backbone(s), comma-separated (default: $DOCSCHISEL_MODEL or local/smollm2-135m).",
+)
+@click.option("--agent", "agents", default="react", help="Paradigm(s): react, multi or react,multi.")
+@click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native")
+@click.option("--repeats", "-r", type=int, default=3, help="Repeats; repeat r samples with seed SEED+r.")
+@click.option("--limit", type=int, default=20, help="Seeded sample of N measured tasks (0 = all).")
+@click.option("--seed", type=int, default=0, help="Seed of the split, the task sample and the agent.")
+@click.option("--temperature", type=float, default=0.7, help="Agent sampling temperature for the repeats.")
+@click.option("--fields", "fields", default="", help="Only these field codes (default: all 17).")
+@click.option("--measure", "measure_part", type=click.Choice(["opt", "val", "test"]), default="test")
+@click.option(
+    "--evidence",
+    "evidence_part",
+    type=click.Choice(["opt", "val", "test"]),
+    default="opt",
+    help="Split part the supplemented fields are derived from (must differ from --measure).",
+)
+@click.option("--max-steps", type=int, default=6)
+@click.option(
+    "--time-limit",
+    type=float,
+    default=1800.0,
+    help="Seconds per episode (generous: a timeout measures the machine, not the docs).",
+)
+@click.option("--concurrency", "-j", type=int, default=1)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@warehouse_option
+@data_dir_option
+def fields_cmd(
+    benchmark: str,
+    domains: str,
+    models: str | None,
+    agents: str,
+    doc_mode: str,
+    repeats: int,
+    limit: int,
+    seed: int,
+    temperature: float,
+    fields: str,
+    measure_part: str,
+    evidence_part: str,
+    max_steps: int,
+    time_limit: float,
+    concurrency: int,
+    fmt: str,
+    warehouse: str | None,
+    data_dir: str | None,
+) -> None:
+    """Run (or resume) the field-impact study for each domain × model × agent and print ΔTS per field."""
+    from core.benchmarks.registry import get_benchmark
+    from core.fields import CODES, field
+    from core.llm import default_model
+    from core.study import report
+    from core.study.fields import StudySpec, run_study
+
+    wh = open_warehouse(warehouse)
+    bench = get_benchmark(benchmark, data_dir)
+    codes = tuple(field(c).code for c in split_csv(fields)) or CODES
+    for domain in split_csv(domains):
+        for model in split_csv(models) or [default_model()]:
+            for agent in split_csv(agents):
+                spec = StudySpec(
+                    benchmark=benchmark,
+                    domain=domain,
+                    model=model,
+                    paradigm=agent,
+                    doc_mode=doc_mode,
+                    repeats=repeats,
+                    limit=limit or None,
+                    seed=seed,
+                    temperature=temperature,
+                    measure_part=measure_part,
+                    evidence_part=evidence_part,
+                    fields=codes,
+                    max_steps=max_steps,
+                    time_limit_s=time_limit,
+                )
+                rows = run_study(wh, spec, bench=bench, concurrency=concurrency, progress=click.echo)
+                click.echo(f"\n{report.title(rows)}  (study {spec.study_id})")
+                click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))
+                click.echo("")
+
+
+@command.command("show")
+@click.option("--study", "study_id", default=None, help="One study id (default: every study).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@warehouse_option
+def show_cmd(study_id: str | None, fmt: str, warehouse: str | None) -> None:
+    """Print the stored field-impact tables (latest row per study and field)."""
+    from core.study import report
+    from core.study.fields import latest_impacts
+
+    frame = latest_impacts(open_warehouse(warehouse), study_id)
+    if frame.empty:
+        raise click.ClickException(
+            "no field-impact rows in this warehouse; run `docschisel study fields` first"
+        )
+    for sid, rows in frame.groupby("study_id", sort=False):
+        click.echo(f"\n{report.title(rows)}  (study {sid})")
+        click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))

@@ -1,0 +1,202 @@
+"""Statistics the study and the comparison report: Mann–Whitney U, Holm, IQR, intervals.
+
+Why our own code: the paper tests every improvement with a two-sided
+Mann–Whitney U test and Holm's correction over 15 runs per setting; the
+numbers have to be reproducible and explainable without a statistics package
+in the loop, so the formulas are written out here and checked against scipy in
+tests/test_study_stats.py.
+
+Conventions (scipy's defaults, so results agree):
+- U is the statistic of the first sample: U1 = R1 - n1(n1+1)/2, R1 the rank sum
+  of `x` in the pooled sample (ties get average ranks).
+- Two-sided p-value. `method="exact"` enumerates the null distribution of U
+  (valid without ties); `"asymptotic"` is the normal approximation with the tie
+  correction of the variance and a continuity correction of 0.5; `"auto"` is
+  exact when both samples have at most 8 values and there are no ties.
+- Holm: step-down adjusted p-values, monotone, capped at 1.
+- Relative improvement, as the paper reports it: (new - base) / base, in
+  percent; averaged over settings by taking the mean of per-setting values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats as _st
+
+
+@dataclass(frozen=True)
+class MannWhitney:
+    u: float  # statistic of the first sample
+    p: float  # two-sided p-value
+    method: str  # exact | asymptotic
+    n1: int
+    n2: int
+
+
+def rankdata(values: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n with ties given their average rank."""
+    a = np.asarray(values, dtype=float)
+    order = np.argsort(a, kind="mergesort")
+    ranks = np.empty(len(a), dtype=float)
+    i = 0
+    sorted_a = a[order]
+    while i < len(a):
+        j = i
+        while j + 1 < len(a) and sorted_a[j + 1] == sorted_a[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+@lru_cache(maxsize=256)
+def _u_counts(n1: int, n2: int) -> tuple[int, ...]:
+    """Number of arrangements giving each U = 0..n1*n2 (no ties), by the classic recursion.
+
+    f(n1, n2, u) = f(n1 - 1, n2, u - n2) + f(n1, n2 - 1, u): the largest value
+    belongs either to the first sample (it then beats all n2 values of the
+    second) or to the second.
+    """
+    if n1 == 0 or n2 == 0:
+        return (1,)
+    a = _u_counts(n1 - 1, n2)
+    b = _u_counts(n1, n2 - 1)
+    out = [0] * (n1 * n2 + 1)
+    for u, c in enumerate(b):
+        out[u] += c
+    for u, c in enumerate(a):
+        out[u + n2] += c
+    return tuple(out)
+
+
+def _exact_p(u1: float, n1: int, n2: int) -> float:
+    counts = _u_counts(n1, n2)
+    total = math.comb(n1 + n2, n1)
+    u = max(u1, n1 * n2 - u1)
+    k = int(math.ceil(u - 1e-9))
+    upper = sum(counts[k:]) / total  # P(U >= u)
+    return min(1.0, 2.0 * upper)
+
+
+def _asymptotic_p(u1: float, ranks_all: np.ndarray, n1: int, n2: int) -> float:
+    n = n1 + n2
+    mu = n1 * n2 / 2.0
+    _, t = np.unique(ranks_all, return_counts=True)
+    tie_term = float((t**3 - t).sum()) / (n * (n - 1)) if n > 1 else 0.0
+    var = n1 * n2 / 12.0 * ((n + 1) - tie_term)
+    if var <= 0:
+        return 1.0
+    u = max(u1, n1 * n2 - u1)
+    z = (u - mu - 0.5) / math.sqrt(var)
+    return float(min(1.0, 2.0 * _st.norm.sf(z)))
+
+
+def mann_whitney_u(x: Sequence[float], y: Sequence[float], method: str = "auto") -> MannWhitney:
+    """Two-sided Mann–Whitney U test of `x` against `y` (see the module docstring)."""
+    n1, n2 = len(x), len(y)
+    if n1 == 0 or n2 == 0:
+        raise ValueError("Mann–Whitney U needs two non-empty samples")
+    ranks = rankdata(list(x) + list(y))
+    u1 = float(ranks[:n1].sum() - n1 * (n1 + 1) / 2.0)
+    ties = len(np.unique(ranks)) < n1 + n2
+    if method == "auto":
+        method = "exact" if (n1 <= 8 and n2 <= 8 and not ties) else "asymptotic"
+    if method == "exact":
+        p = _exact_p(u1, n1, n2)
+    elif method == "asymptotic":
+        p = _asymptotic_p(u1, ranks, n1, n2)
+    else:
+        raise ValueError(f"unknown method {method!r}; expected auto, exact or asymptotic")
+    return MannWhitney(u1, p, method, n1, n2)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in the input order.
+
+    Sorted ascending p(1) <= ... <= p(m): adj(i) = max over j <= i of
+    min(1, (m - j + 1) * p(j)).
+    """
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(pvalues[i])))
+        adjusted[i] = running
+    return adjusted
+
+
+def iqr(values: Sequence[float]) -> float:
+    """Interquartile range q75 - q25 (linear interpolation, numpy's default)."""
+    if len(values) == 0:
+        return float("nan")
+    q75, q25 = np.percentile(np.asarray(values, dtype=float), [75, 25])
+    return float(q75 - q25)
+
+
+def relative_improvement(new: float, base: float) -> float:
+    """(new - base) / base in percent; NaN when base is 0 (the paper's "improves TS by X%")."""
+    if base == 0:
+        return float("nan") if new == 0 else float("inf")
+    return (new - base) / base * 100.0
+
+
+def mean_relative_improvement(pairs: Sequence[tuple[float, float]]) -> float:
+    """Average of per-setting relative improvements (new, base), skipping undefined ones."""
+    vals = [relative_improvement(n, b) for n, b in pairs]
+    vals = [v for v in vals if math.isfinite(v)]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    low: float
+    high: float
+    n: int
+    method: str
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+
+def t_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """Mean ± Student-t half-width (sd with n-1); a single value gives a zero-width interval."""
+    a = np.asarray(values, dtype=float)
+    n = len(a)
+    if n == 0:
+        nan = float("nan")
+        return Interval(nan, nan, nan, 0, "t")
+    mean = float(a.mean())
+    if n == 1:
+        return Interval(mean, mean, mean, 1, "t")
+    half = float(_st.t.ppf(0.5 + confidence / 2.0, n - 1) * a.std(ddof=1) / math.sqrt(n))
+    return Interval(mean, mean - half, mean + half, n, "t")
+
+
+def bootstrap_interval(
+    values: Sequence[float], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> Interval:
+    """Percentile bootstrap interval of the mean (seeded, so reports are reproducible)."""
+    a = np.asarray(values, dtype=float)
+    n = len(a)
+    if n == 0:
+        nan = float("nan")
+        return Interval(nan, nan, nan, 0, "bootstrap")
+    rng = np.random.default_rng(seed)
+    means = a[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+    lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return Interval(float(a.mean()), float(lo), float(hi), n, "bootstrap")
+
+
+def paired_delta(variant: Sequence[float], base: Sequence[float], confidence: float = 0.95) -> Interval:
+    """Interval of the mean difference variant - base over paired repeats (same seeds)."""
+    if len(variant) != len(base):
+        raise ValueError(f"paired samples differ in length: {len(variant)} vs {len(base)}")
+    return t_interval([v - b for v, b in zip(variant, base, strict=True)], confidence)

@@ -1,0 +1,147 @@
+"""Field-impact study: variants, supplements from disjoint evidence, paired ΔTS, resume."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.benchmarks.base import Call
+from core.docs import Param, ToolDoc
+from core.fields import CODES
+from core.study.evidence import Evidence, ParamMeta, ToolMeta, collect_evidence
+from core.study.fields import StudySpec, latest_impacts, prepare, run_study
+from core.study.supplement import shape, supplement
+
+
+class DocSensitiveAgent:
+    """Makes the gold call only when the gold tool's doc has a description (FD) and a name (TN)."""
+
+    runs = 0
+
+    def __init__(self, config) -> None:
+        self.config = config
+
+    def run(self, ctx) -> str:
+        DocSensitiveAgent.runs += 1
+        for call in ctx.task.gold:
+            doc = next((d for d in ctx.docs if d.tool == call.tool), None)
+            if doc is not None and doc.has("FD") and doc.has("TN"):
+                ctx.execute(call)
+        return "done"
+
+
+@pytest.fixture(scope="module")
+def bench(data_dir):
+    from core.benchmarks.registry import get_benchmark
+
+    return get_benchmark("api-bank", data_dir)
+
+
+def test_spec_requires_disjoint_parts():
+    with pytest.raises(ValueError):
+        StudySpec(measure_part="test", evidence_part="test")
+    assert StudySpec().study_id != StudySpec(domain="email").study_id
+    assert StudySpec(seed=3).config(2).seed == 5
+
+
+def test_variants_remove_present_and_add_absent(warehouse, bench):
+    ctx = prepare(warehouse, StudySpec(benchmark="api-bank", domain="finance", limit=4), bench=bench)
+    measured = {t.task_id for t in ctx.measured}
+    assert measured.isdisjoint(t.task_id for t in ctx.evidence_tasks)
+    by_field = {v.field: v for v in ctx.variants}
+    assert list(by_field) == list(CODES)
+    assert by_field["FD"].operation == "remove" and by_field["TD"].operation == "add"
+    assert by_field["DPV"].operation == "n/a" and by_field["DPV"].docset is None
+    for v in ctx.variants:
+        if v.docset is None:
+            continue
+        for tool in ctx.tools:
+            before, after = ctx.original[tool], v.docset[tool]
+            changed = [c for c in CODES if before.get(c) != after.get(c)]
+            # only the studied field changes (IPN removal takes the per-parameter fields with it)
+            allowed = {v.field} | ({"IPD", "IPT", "PRF", "POF", "DPV"} if v.field == "IPN" else set())
+            assert set(changed) <= allowed, (v.field, tool, changed)
+        assert all(v.docset[t].has(v.field) == (v.operation == "add") for t in v.tools)
+    ue = by_field["UE"].docset["GetUserToken"].examples
+    assert ue and ue[0].startswith(">>> GetUserToken(")
+    assert by_field["TD"].docset["QueryBalance"].domain == "Finance management"
+
+
+def test_supplements_from_crafted_evidence():
+    doc = ToolDoc(
+        tool="cal.add",
+        name="cal.add",
+        description="Adds an event.",
+        parameters=(Param(name="start"), Param(name="n")),
+    )
+    meta = ToolMeta(
+        "cal.add", "calendar", (ParamMeta("start"), ParamMeta("n")), source='def add():\n    """Add it."""'
+    )
+    ev = Evidence()
+    c1, c2 = (
+        Call("cal.add", {"start": "2023-11-01 09:00:00", "n": 2}),
+        Call("cal.add", {"start": "2023-11-02 10:00:00"}),
+    )
+    ev.calls["cal.add"] += [c1, c2]
+    ev.outputs["cal.add"] += [(c1, "{'id': '001', 'n': 2}", True), (c2, "{'id': '002', 'n': 1}", True)]
+    ev.probe_errors["cal.add"] = "Start not provided."
+    assert supplement(doc, "PRF", meta, ev).param("n").required is False
+    assert supplement(doc, "PRF", meta, ev).param("start").required is True
+    assert supplement(doc, "IPT", meta, ev).param("n").type == "int"
+    assert supplement(doc, "RT", meta, ev).response_template == '{"id": "<str>", "n": "<int>"}'
+    ic = supplement(doc, "IC", meta, ev).constraints
+    assert (
+        "Requires start." in ic
+        and 'start must be "YYYY-MM-DD HH:MM:SS"' in ic
+        and "Start not provided." in ic
+    )
+    assert supplement(doc, "TD", meta, ev).domain == "Calendar management"
+    assert supplement(doc, "FD", meta, Evidence()) is None  # present: add is refused by the study, not faked
+    assert shape([{"a": 1.5}]) == [{"a": "<float>"}, "..."]
+
+
+def test_evidence_executes_gold_calls(bench):
+    tasks = [t for t in bench.tasks() if t.domain == "finance"][:6]
+    ev = collect_evidence(bench, tasks, bench.tools_for(tasks[0]))
+    assert sum(len(v) for v in ev.outputs.values()) >= 1
+    assert "GetUserToken" in ev.probe_errors
+
+
+def test_run_study_paired_deltas_and_resume(warehouse, bench):
+    spec = StudySpec(
+        benchmark="api-bank",
+        domain="finance",
+        limit=3,
+        repeats=2,
+        model="scripted/none",
+        fields=("TN", "FD", "TD", "DPV"),
+    )
+    rows = run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    got = {r.field: r for r in rows.itertuples()}
+    assert got["FD"].operation == "remove" and got["FD"].delta_pp == pytest.approx(-100 * got["FD"].base_ts)
+    assert got["TD"].delta_pp == 0 and got["TD"].ci_low == 0
+    assert got["DPV"].operation == "n/a" and got["DPV"].repeats == 0
+    assert got["FD"].base_ts > 0 and got["FD"].repeats == 2
+    stored = latest_impacts(warehouse, spec.study_id)
+    assert len(stored) == 4 and set(stored["repeats"]) == {0, 2}
+    detail = json.loads(stored.set_index("field").loc["FD", "detail"])
+    assert len(detail["base_ts"]) == 2 and detail["n_tasks"] == 3
+    before = DocSensitiveAgent.runs
+    again = run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    assert DocSensitiveAgent.runs == before  # resumed: every episode reused, none re-run
+    assert list(again["delta_pp"].fillna(0)) == list(rows["delta_pp"].fillna(0))
+
+
+def test_cli_show(warehouse, bench, tmp_path):
+    from click.testing import CliRunner
+
+    from core.cli.study import command
+
+    spec = StudySpec(
+        benchmark="api-bank", domain="finance", limit=2, repeats=1, model="scripted/none", fields=("FD",)
+    )
+    run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    out = CliRunner().invoke(command, ["show", "--warehouse", str(warehouse.path), "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert "| FD | remove |" in out.output

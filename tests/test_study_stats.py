@@ -1,0 +1,99 @@
+"""The study statistics against scipy and against hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from core.study.stats import (
+    bootstrap_interval,
+    holm,
+    iqr,
+    mann_whitney_u,
+    mean_relative_improvement,
+    paired_delta,
+    rankdata,
+    relative_improvement,
+    t_interval,
+)
+
+
+def test_rankdata_averages_ties():
+    assert list(rankdata([3, 1, 3, 2])) == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_exact_hand_computed():
+    # x = [1, 2], y = [3, 4]: U1 = 0; of the C(4,2)=6 arrangements one gives U=0 and one U=4,
+    # so the two-sided p = 2 * 1/6.
+    r = mann_whitney_u([1, 2], [3, 4], method="exact")
+    assert r.u == 0 and r.p == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(
+    "x,y",
+    [
+        ([0.1, 0.4, 0.35, 0.8], [0.5, 0.9, 0.7, 0.65, 0.95]),
+        ([1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]),
+        ([0.2, 0.25, 0.3], [0.22, 0.27, 0.31]),
+    ],
+)
+def test_exact_matches_scipy(x, y):
+    ours = mann_whitney_u(x, y, method="exact")
+    ref = st.mannwhitneyu(x, y, alternative="two-sided", method="exact")
+    assert ours.u == pytest.approx(ref.statistic)
+    assert ours.p == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_asymptotic_with_ties_matches_scipy():
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        x = list(rng.integers(0, 6, size=rng.integers(3, 16)) / 5)
+        y = list(rng.integers(1, 7, size=rng.integers(3, 16)) / 5)
+        if len(set(x + y)) == 1:
+            continue
+        ours = mann_whitney_u(x, y, method="asymptotic")
+        ref = st.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic", use_continuity=True)
+        assert ours.u == pytest.approx(ref.statistic)
+        assert ours.p == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_auto_picks_like_scipy():
+    x, y = [0.5, 0.6, 0.6, 0.7], [0.8, 0.9, 0.95]
+    assert mann_whitney_u(x, y).method == "asymptotic"  # ties
+    assert mann_whitney_u([1, 2, 3], [4, 5, 6]).method == "exact"
+    ref = st.mannwhitneyu(x, y, alternative="two-sided")
+    assert mann_whitney_u(x, y).p == pytest.approx(ref.pvalue)
+
+
+def test_all_equal_gives_p_one():
+    assert mann_whitney_u([0.5, 0.5], [0.5, 0.5, 0.5]).p == 1.0
+
+
+def test_holm_hand_computed():
+    # sorted p: 0.01, 0.02, 0.03, 0.5 with m=4 -> 0.04, 0.06, 0.06 (monotone), 0.5
+    assert holm([0.03, 0.01, 0.5, 0.02]) == pytest.approx([0.06, 0.04, 0.5, 0.06])
+    assert holm([0.4, 0.5]) == pytest.approx([0.8, 0.8])
+    assert holm([]) == []
+
+
+def test_iqr_and_relative_improvement():
+    assert iqr([1, 2, 3, 4, 5]) == pytest.approx(2.0)
+    assert iqr([0.2, 0.2, 0.4, 0.6]) == pytest.approx(
+        np.subtract(*np.percentile([0.2, 0.2, 0.4, 0.6], [75, 25]))
+    )
+    assert relative_improvement(0.47, 0.24) == pytest.approx(95.8333, rel=1e-4)
+    assert np.isnan(relative_improvement(0.0, 0.0))
+    assert mean_relative_improvement([(0.3, 0.2), (0.2, 0.2), (0.1, 0.0)]) == pytest.approx(25.0)
+
+
+def test_intervals():
+    iv = t_interval([0.1, 0.2, 0.3])
+    half = st.t.ppf(0.975, 2) * 0.1 / np.sqrt(3)
+    assert iv.mean == pytest.approx(0.2) and iv.high - iv.mean == pytest.approx(half)
+    assert t_interval([0.4]).low == 0.4
+    d = paired_delta([0.5, 0.6, 0.4], [0.4, 0.4, 0.4])
+    assert d.mean == pytest.approx(0.1)
+    b = bootstrap_interval([0.1, 0.2, 0.3, 0.4], seed=1)
+    assert b.low <= b.mean <= b.high
+    assert bootstrap_interval([0.1, 0.2, 0.3, 0.4], seed=1) == b
