@@ -89,3 +89,69 @@ def spot_checks(bench: Any) -> dict[str, bool]:
         sb.execute(Call("analytics.total_visits_count", {"time_min": "2023-11-29 00:00:00"})) == "{}"
     )
     return out
+
+
+def replay_recorded_observations(
+    bench: Any = None, *, aliases: set[str] | None = None, domains: set[str] | None = None
+) -> dict[str, Any]:
+    """Re-run every recorded agent step through our sandbox and compare observation texts.
+
+    Each recorded row gets a fresh sandbox in the upstream-compatible modes
+    (timestamps stored as objects, unknown argument names dropped, all tools);
+    a string `tool_input` is passed as the first parameter, as LangChain did.
+    Steps naming an unknown tool are LangChain's own reply and are skipped.
+    Returns the number of steps compared and agreeing, and up to 20 differences.
+    """
+    import pandas as pd
+
+    from core.benchmarks.workbench.benchmark import WorkBench
+    from core.benchmarks.workbench.importer import results_files
+    from core.benchmarks.workbench.sandbox import WorkBenchSandbox
+    from core.benchmarks.workbench.tools import TOOLS
+    from core.benchmarks.workbench.traces import TraceParseError, parse_full_response
+
+    bench = bench if bench is not None else WorkBench()
+    start = time.perf_counter()
+    compared = agreed = 0
+    diffs: list[dict[str, Any]] = []
+    for f in results_files(bench.root):
+        if (aliases and f.alias not in aliases) or (domains and f.domain not in domains):
+            continue
+        df = pd.read_csv(f.path, dtype=object, keep_default_na=False)
+        for rec in df.to_dict(orient="records"):
+            if not rec.get("full_response"):
+                continue
+            try:
+                trace = parse_full_response(rec["full_response"])
+            except TraceParseError:
+                continue
+            sandbox = WorkBenchSandbox(bench.root, strict_args=False, compat_timestamps=True)
+            for step in trace.steps:
+                if step.tool not in TOOLS or " is not a valid tool, try one of [" in step.observation_text:
+                    continue
+                args = step.tool_input
+                if not isinstance(args, dict):
+                    args = {TOOLS[step.tool].param_names[0]: args}
+                compared += 1
+                try:
+                    got = sandbox.execute(Call(step.tool, args))
+                except ToolError as exc:
+                    got = f"raised: {exc}"
+                if got == step.observation_text:
+                    agreed += 1
+                elif len(diffs) < 20:
+                    diffs.append(
+                        {
+                            "file": f.rel,
+                            "tool": step.tool,
+                            "args": args,
+                            "recorded": step.observation_text,
+                            "ours": got,
+                        }
+                    )
+    return {
+        "steps": compared,
+        "agree": agreed,
+        "differences": diffs,
+        "seconds": round(time.perf_counter() - start, 2),
+    }

@@ -109,14 +109,24 @@ def append_row(df: pd.DataFrame, values: list, label: object) -> pd.DataFrame:
 
 
 def drop_where(df: pd.DataFrame, column: str, value: object) -> pd.DataFrame:
-    """The rows whose `column` differs from `value` (labels kept), i.e. `df[df[column] != value]`."""
+    """The rows whose `column` differs from `value` (labels kept), i.e. `df[df[column] != value]`.
+
+    Non-text values take the pandas path so that, e.g., a list raises pandas'
+    own "Lengths must match to compare" like upstream.
+    """
+    if not isinstance(value, str):
+        return df[df[column] != value]
     return df.take(np.flatnonzero(df[column].to_numpy() != value))
 
 
 def has_id(df: pd.DataFrame, column: str, value: object) -> bool:
-    """Whether some row has this id. An unhashable id (a list or dict) raises `TypeError`, as upstream."""
-    hash(value)
-    return bool((df[column].to_numpy() == value).any())
+    """Whether some row holds `value`: numpy containment, as upstream (`value in column.values`).
+
+    A list is compared element-wise with broadcasting, so a one-item list is
+    simply not found and a longer one raises numpy's broadcast error, the two
+    behaviours seen in the recorded runs.
+    """
+    return bool(value in df[column].to_numpy())
 
 
 def max_id(df: pd.DataFrame, column: str) -> int:

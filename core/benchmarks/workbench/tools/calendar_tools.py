@@ -27,17 +27,25 @@ def search_events(t: Tables, /, query: Any = "", time_min: Any = None, time_max:
     mask = df["event_name"].str.contains(query, case=False, na=False) | df["participant_email"].str.contains(
         query, case=False, na=False
     )
-    if time_min or time_max:
-        # Upstream parses the whole column, so one bad start time anywhere raises.
-        starts = df["event_start"].map(pd.Timestamp)
-        if time_min:
-            mask &= starts >= pd.Timestamp(time_min)
-        if time_max:
-            mask &= starts <= pd.Timestamp(time_max)
     found = df[mask]
+    # Row-wise filters on the rows still matching, in this order: a bound is parsed only
+    # when some row is left to compare (the recorded runs show "No events found." for an
+    # unparsable `24:00:00` bound once nothing matched), and so is each start time.
+    if time_min:
+        found = _by_start(found, time_min, lambda start, bound: start >= bound)
+    if time_max:
+        found = _by_start(found, time_max, lambda start, bound: start <= bound)
     if found.empty:
         return "No events found."
     return found.head(5).to_dict(orient="records")
+
+
+def _by_start(rows: pd.DataFrame, bound: Any, keep: Any) -> pd.DataFrame:
+    if rows.empty:
+        return rows
+    starts = rows["event_start"].map(pd.Timestamp)
+    limit = pd.Timestamp(bound)
+    return rows[[bool(keep(s, limit)) for s in starts]]
 
 
 def create_event(
