@@ -72,3 +72,27 @@ def test_malformed_arguments_are_data_not_exceptions():
     model = script([{"tool_calls": [{"name": "send", "arguments": "{not json"}]}])
     result = complete(model.model, [{"role": "user", "content": "x"}], tools=TOOLS)
     assert result.tool_calls[0].arguments == {} and "invalid JSON" in result.tool_calls[0].parse_error
+
+
+def test_langchain_chat_model_goes_through_the_gateway():
+    from langchain_core.messages import HumanMessage, ToolMessage
+    from langchain_core.tools import tool
+
+    from core.llm import LEDGER
+    from core.llm.langchain import GatewayChatModel
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather of a city."""
+        return "sunny"
+
+    model = script([tool_call("get_weather", city="Paris"), "It is sunny in Paris."])
+    llm = GatewayChatModel(model=model.model, purpose="lc-test", run_id="lc-run").bind_tools([get_weather])
+    first = llm.invoke([HumanMessage("weather in Paris?")])
+    assert first.tool_calls[0]["name"] == "get_weather" and first.tool_calls[0]["args"] == {"city": "Paris"}
+    tool_msg = ToolMessage("sunny", tool_call_id=first.tool_calls[0]["id"])
+    second = llm.invoke([HumanMessage("weather in Paris?"), first, tool_msg])
+    assert second.content == "It is sunny in Paris."
+    assert model.requests[1]["messages"][-1]["role"] == "tool"
+    assert model.requests[0]["params"]["tools"][0]["function"]["name"] == "get_weather"
+    assert LEDGER.totals(run_id="lc-run", purpose="lc-test")["calls"] == 2

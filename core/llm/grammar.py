@@ -237,9 +237,9 @@ def tool_call_grammar(
     return b.render(" | ".join(alts))
 
 
-def json_schema_grammar(schema: dict[str, Any] | None, *, string_cap: int = 200) -> str:
+def json_schema_grammar(schema: dict[str, Any] | None, *, string_cap: int = 200, array_cap: int = 10) -> str:
     """Grammar for a JSON document following `schema` (None: any JSON object)."""
-    b = GrammarBuilder(string_cap=string_cap)
+    b = GrammarBuilder(string_cap=string_cap, array_cap=array_cap)
     if not schema:
         return b.render(b.free_object_rule(0))
     b.defs = {**(schema.get("definitions") or {}), **(schema.get("$defs") or {})}

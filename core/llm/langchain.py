@@ -1,0 +1,48 @@
+"""A LangChain chat model whose calls go through the gateway.
+
+Why: `ChatLiteLLM` supports `bind_tools` but calls `litellm.completion`
+itself, which would bypass our cache, retries, concurrency limit and
+accounting. `GatewayChatModel` is a `ChatLiteLLM` whose only change is that
+the request is sent with `core.llm.complete` (labelled with `purpose` and
+`run_id`). Importing this module imports LangChain and litellm; import it
+only where a LangChain agent is built.
+
+    llm = GatewayChatModel(model="local/smollm2-135m", purpose="agent", run_id=run_id)
+    llm.bind_tools(tools).invoke(messages)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import litellm
+from langchain_litellm import ChatLiteLLM
+
+from core.llm.gateway import complete
+
+
+class GatewayChatModel(ChatLiteLLM):
+    """ChatLiteLLM routed through `core.llm.complete`."""
+
+    purpose: str = "agent"
+    run_id: str | None = None
+    use_cache: bool = True
+
+    def completion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
+        """The gateway retries; LangChain's own retry layer is bypassed on purpose."""
+        kwargs.pop("stream", None)
+        for transport in ("api_key", "api_base", "custom_llm_provider", "organization", "max_retries"):
+            kwargs.pop(transport, None)
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        model = kwargs.pop("model", None) or self.model
+        messages = kwargs.pop("messages")
+        result = complete(
+            model, messages, purpose=self.purpose, run_id=self.run_id, cache=self.use_cache, **kwargs
+        )
+        return litellm.ModelResponse(**result.raw)
+
+    async def acompletion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
+        """Runs the synchronous gateway call (the gateway bounds concurrency itself)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.completion_with_retry, run_manager, **kwargs)
