@@ -34,6 +34,8 @@ r = complete(m.model, [{"role": "user", "content": "hi"}])
 state["tool"] = r.tool_calls[0].name
 r = complete("gpt-4o-mini", [{"role": "user", "content": "hi"}], mock_response="ok")
 state["mock"] = r.content
+import core.llm.langchain  # LangChain + langchain-litellm, after `import core`
+import core.llm.local
 state["attempts"] = attempts
 print("STATE" + json.dumps(state))
 """

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import threading
@@ -44,6 +45,7 @@ _TRANSPORT_PARAMS = {
     "logger_fn",
     "caching",
 }
+log = logging.getLogger(__name__)
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 KEY_VERSION = "v1"
 
@@ -203,7 +205,8 @@ class WarehouseCache:
     def get(self, key: str) -> dict[str, Any] | None:
         try:
             return self.warehouse.llm_cache_get(key)
-        except Exception:  # noqa: BLE001 - a cache read failure is a miss
+        except Exception as exc:  # noqa: BLE001 - a cache read failure is a miss
+            log.warning("LLM cache read failed (treated as a miss): %s", exc)
             return None
 
     def put(
@@ -229,5 +232,5 @@ class WarehouseCache:
         )
         try:
             self.warehouse.llm_cache_put(row)
-        except Exception:  # noqa: BLE001 - losing a cache row costs a re-call, not a result
-            return
+        except Exception as exc:  # noqa: BLE001 - losing a cache row costs a re-call, not a result
+            log.warning("LLM cache write failed (the reply is still returned): %s", exc)
