@@ -5,11 +5,13 @@ routes: every page is a thin file under pages/ that calls a render function in
 core.ui.views.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from core.ui.app import PAGES, chrome
 
-st.set_page_config(page_title="DocsChisel Studio", page_icon="assets/icon.svg", layout="wide")
+st.set_page_config(page_title="DocsChisel Studio", page_icon=str(Path(__file__).parent / "assets" / "icon.svg"), layout="wide")
 page = st.navigation(PAGES(), position="sidebar")
 chrome()
 page.run()

@@ -274,7 +274,15 @@ ORDER BY created_at DESC
 """
 
 
+def _str(value: Any) -> str | None:
+    return None if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
 def _fold(row: Mapping[str, Any]) -> JobState:
+    row = {
+        k: (_str(v) if k in ("terminal", "last_status", "message", "kind", "params") else v)
+        for k, v in row.items()
+    }
     terminal = row["terminal"]
     if terminal:
         status = terminal

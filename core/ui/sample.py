@@ -13,6 +13,7 @@ import json
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from core.docs import DocSet, Param, ToolDoc
@@ -674,4 +675,26 @@ def _review(b: _Batch) -> str:
     return cand.doc_id
 
 
-__all__ = ["BENCH", "BENCH2", "MODEL", "seed_sample"]
+__all__ = ["BENCH", "BENCH2", "MODEL", "seed_sample", "seeded_copy"]
+
+
+_TEMPLATES: dict[int, tuple[str, dict[str, Any]]] = {}
+
+
+def seeded_copy(dest: str | Path, seed: int = 0) -> dict[str, Any]:
+    """Copy a sample warehouse to `dest` (seeded once per process, then copied: tests stay fast)."""
+    import shutil
+    import tempfile
+
+    from core.warehouse.store import close_all
+
+    if seed not in _TEMPLATES:
+        folder = Path(tempfile.mkdtemp(prefix="docschisel-sample-"))
+        path = folder / "sample.duckdb"
+        ids = seed_sample(Warehouse(path), seed)
+        close_all()
+        _TEMPLATES[seed] = (str(path), ids)
+    src, ids = _TEMPLATES[seed]
+    close_all()
+    shutil.copyfile(src, dest)
+    return ids

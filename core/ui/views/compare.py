@@ -15,6 +15,9 @@ from core.ui import charts, stats
 from core.ui import components as ui
 from core.ui.queries import results as q
 from core.ui.state import current_path
+from core.ui.urlstate import UrlState
+
+URL = UrlState("compare", {"benchmark": "cmp_benchmark", "split": "cmp_split"})
 
 NAMES = {"OG": "Original docs", "ET": "EasyTool", "DRT": "DRAFT", "DC": "DocsChisel", "Reviewed": "Reviewed"}
 
@@ -206,16 +209,13 @@ def render() -> None:
     )
     benchmarks = list(dict.fromkeys(b for b, _ in richness.index))
     c = st.columns([2, 1, 3])
-    benchmark = c[0].selectbox("Benchmark", benchmarks, key="cmp_benchmark", bind="query-params")
+    URL.pull()
+    URL.ensure("benchmark", benchmarks, benchmarks[0])
+    benchmark = c[0].selectbox("Benchmark", benchmarks, key=URL.keys["benchmark"])
     splits = [s for b, s in richness.index if b == benchmark]
-    default_split = "test" if "test" in splits else splits[0]
-    split = c[1].selectbox(
-        "Split",
-        splits,
-        index=splits.index(default_split),
-        key="cmp_split",
-        format_func=lambda s: s or "(none)",
-    )
+    URL.ensure("split", splits, "test" if "test" in splits else splits[0])
+    split = c[1].selectbox("Split", splits, key=URL.keys["split"], format_func=lambda s: s or "(none)")
+    URL.push()
     points = q.method_points(path, benchmark, split)
     if points.empty:
         st.info("No evaluation episodes for this benchmark and split.")

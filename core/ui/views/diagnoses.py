@@ -19,6 +19,11 @@ from core.ui import charts
 from core.ui import components as ui
 from core.ui.queries import diagnoses as q
 from core.ui.state import current_path
+from core.ui.urlstate import UrlState
+
+URL = UrlState(
+    "diagnoses", {"run": "dg_run", "tool": "dg_tool", "iteration": "dg_iter"}, {"iteration": "all"}
+)
 
 MEMORY_KINDS = {
     "diagnosis": "Diagnosis memory — failure patterns",
@@ -245,19 +250,20 @@ def render() -> None:
         r.run_id: f"{r.label} · {r.benchmark or ''} · {int(r.diagnoses)} diagnoses" for r in runs.itertuples()
     }
     c = st.columns([3, 2, 1])
-    run_id = c[0].selectbox(
-        "Optimization run", list(labels), format_func=labels.get, key="diag_run", bind="query-params"
-    )
+    URL.pull()
+    URL.ensure("run", labels, next(iter(labels)))
+    run_id = c[0].selectbox("Optimization run", list(labels), format_func=labels.get, key=URL.keys["run"])
     tools = q.tools_of_run(path, run_id)
     tool_labels = {r.tool: f"{r.tool} · {int(r.diagnoses)} diagnoses" for r in tools.itertuples()}
-    tool = c[1].selectbox(
-        "Tool", list(tool_labels), format_func=tool_labels.get, key="diag_tool", bind="query-params"
-    )
+    URL.ensure("tool", tool_labels, next(iter(tool_labels)))
+    tool = c[1].selectbox("Tool", list(tool_labels), format_func=tool_labels.get, key=URL.keys["tool"])
     n_it = int(tools["iterations"].max() or 1)
     it_options = ["all", *[str(i) for i in range(1, n_it + 1)]]
+    URL.ensure("iteration", it_options, "all")
     it_value = c[2].selectbox(
-        "Iteration", it_options, key="diag_iter", format_func=lambda v: "All" if v == "all" else v
+        "Iteration", it_options, key=URL.keys["iteration"], format_func=lambda v: "All" if v == "all" else v
     )
+    URL.push()
     iteration = None if it_value == "all" else int(it_value)
 
     st.markdown("##### Implicated fields across tools")

@@ -86,7 +86,7 @@ def optimization(path: str) -> None:
         st.caption("No optimization run yet — start one with `docschisel optimize ...`.")
         return
     st.dataframe(
-        df.assign(diagnoses=df["run_id"].map(lambda r: ui.link("diagnoses", diag_run=r))),
+        df.assign(diagnoses=df["run_id"].map(lambda r: ui.link("diagnoses", run=r))),
         hide_index=True,
         column_order=(
             "name",

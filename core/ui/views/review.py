@@ -17,6 +17,9 @@ from core.ui import actions, docedit
 from core.ui import components as ui
 from core.ui.queries import docs as q
 from core.ui.state import current_path, refresh, reviewer_name, wh
+from core.ui.urlstate import UrlState
+
+URL = UrlState("review", {"tool": "rv_tool", "a": "rv_a", "b": "rv_b"})
 
 CHANGE_STYLE = {
     "added": "background-color: #dafbe1; color: #116329",
@@ -58,23 +61,22 @@ def pickers(path: str) -> tuple[str, str | None, pd.DataFrame, str, str] | None:
         + (f" · {int(r.pending)} to review" if r.pending else "")
         for r in tools.itertuples()
     }
-    if "pending_tool" in st.session_state:
-        st.session_state["tool"] = st.session_state.pop("pending_tool")
+    URL.pull()
+    URL.ensure("tool", labels, next(iter(labels)))
     c = st.columns([2, 2, 2])
-    tool = c[0].selectbox("Tool", list(labels), key="tool", format_func=labels.get, bind="query-params")
+    tool = c[0].selectbox("Tool", list(labels), key=URL.keys["tool"], format_func=labels.get)
     vs = q.versions(path, tool)
     ids = list(vs["doc_id"])
     by_id = {r["doc_id"]: _version_label(r) for _, r in vs.iterrows()}
     before_default, after_default = _defaults(vs)
-    for key, default in (("a", before_default), ("b", after_default)):
-        pending = st.session_state.pop(f"pending_{key}", None)
-        current = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    for param, default in (("a", before_default), ("b", after_default)):
+        pending = st.session_state.pop(f"pending_{param}", None)
         if pending in ids:
-            st.session_state[key] = pending
-        elif current not in ids:
-            st.session_state[key] = default
-    before = c[1].selectbox("Compare version", ids, key="a", format_func=by_id.get, bind="query-params")
-    after = c[2].selectbox("with version", ids, key="b", format_func=by_id.get, bind="query-params")
+            URL.set(param, pending)
+        URL.ensure(param, ids, default)
+    before = c[1].selectbox("Compare version", ids, key=URL.keys["a"], format_func=by_id.get)
+    after = c[2].selectbox("with version", ids, key=URL.keys["b"], format_func=by_id.get)
+    URL.push()
     bench = tools.set_index("tool").loc[tool, "benchmark"]
     return tool, bench if isinstance(bench, str) else None, vs, before, after
 

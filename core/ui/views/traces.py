@@ -1,8 +1,9 @@
 """Traces: filter episodes, step through them, read each one next to its ground truth.
 
-Filters are widgets bound to URL query parameters, so a filtered view is a link
-that can be shared, survives a reload, and stays put while the analyst steps
-to the previous or next trace. The open trace is the `episode` parameter.
+Filters mirror URL query parameters (core/ui/urlstate.py), so a filtered view
+is a link that can be shared, survives a reload, and stays put while the
+analyst steps to the previous or next trace. The open trace is the `episode`
+parameter.
 """
 
 from __future__ import annotations
@@ -16,31 +17,16 @@ from core.ui import components as ui
 from core.ui.callmatch import CallCheck, match_calls, render_call
 from core.ui.queries import traces as q
 from core.ui.state import current_path
+from core.ui.urlstate import UrlState
 
 PAGE_SIZE = 25
-FILTER_KEYS = (
-    "benchmark",
-    "domain",
-    "tool",
-    "model",
-    "run",
-    "docset",
-    "doc",
-    "split",
-    "outcome",
-    "failure",
-    "q",
-)
+PARAMS = ("q", "outcome", "failure", "benchmark", "domain", "tool", "model", "split", "run", "docset", "doc")
+URL = UrlState("traces", {p: f"tr_{p}" for p in PARAMS}, {"outcome": "all"})
 
 
 def current_filter() -> q.TraceFilter:
-    s = st.session_state
-    qp = st.query_params
-
-    def get(key: str, default: str = "") -> str:
-        # before the widgets exist (first run, callbacks), the URL holds the values
-        value = s.get(key) if key in s else qp.get(key, default)
-        return value or default
+    def get(param: str, default: str = "") -> str:
+        return st.session_state.get(URL.keys[param]) or default
 
     return q.TraceFilter(
         benchmark=get("benchmark"),
@@ -77,7 +63,9 @@ def _step(delta: int) -> None:
 
 
 def _on_filter_change() -> None:
+    """New filters: back to the first page, and open the first matching trace."""
     st.session_state["trace_page"] = 1
+    _open(None)
 
 
 def _on_select(key: str, ids: list[str]) -> None:
@@ -87,21 +75,20 @@ def _on_select(key: str, ids: list[str]) -> None:
 
 
 def _clear_filters() -> None:
-    for k in FILTER_KEYS:
-        if k in st.session_state:
-            st.session_state[k] = "all" if k == "outcome" else ""
-    st.session_state["trace_page"] = 1
+    for param in PARAMS:
+        URL.set(param, URL.default(param))
+    _on_filter_change()
 
 
-def _select(label: str, key: str, options: list[str], labels: dict[str, str] | None = None) -> None:
+def _select(label: str, param: str, options: list[str], labels: dict[str, str] | None = None) -> None:
     labels = labels or {}
     st.selectbox(
         label,
         ["", *options],
-        key=key,
+        key=URL.keys[param],
         format_func=lambda v: "Any" if v == "" else labels.get(v, v),
-        bind="query-params",
         on_change=_on_filter_change,
+        persist_state="session",
     )
 
 
@@ -110,20 +97,19 @@ def filters(opts: dict[str, Any]) -> None:
         c = st.columns([3, 2, 2])
         c[0].text_input(
             "Search task queries",
-            key="q",
+            key=URL.keys["q"],
             placeholder="words that must all appear, e.g. email budget",
-            bind="query-params",
             on_change=_on_filter_change,
+            persist_state="session",
         )
         c[1].segmented_control(
             "Outcome",
             list(q.OUTCOMES),
-            key="outcome",
-            default="all",
+            key=URL.keys["outcome"],
             required=True,
             format_func=str.capitalize,
-            bind="query-params",
             on_change=_on_filter_change,
+            persist_state="session",
         )
         with c[2]:
             _select("Failure class", "failure", opts["failure"])
@@ -144,7 +130,7 @@ def filters(opts: dict[str, Any]) -> None:
         with c[1]:
             _select("Doc set", "docset", list(opts["docset"]), opts["docset"])
         with c[2]:
-            tool = st.session_state.get("tool") or st.query_params.get("tool", "")
+            tool = st.session_state.get(URL.keys["tool"])
             versions = q.doc_versions_of_tool(current_path(), tool) if tool else {}
             _select("Doc version of the tool", "doc", list(versions), versions)
         c[3].button(
@@ -406,7 +392,17 @@ def render() -> None:
             "Import data",
         )
         return
+    URL.pull(
+        {
+            "outcome": q.OUTCOMES,
+            **{
+                k: opts[k]
+                for k in ("failure", "benchmark", "domain", "tool", "model", "split", "run", "docset")
+            },
+        }
+    )
     filters(opts)
+    URL.push()
     f = current_filter()
     total, episode_id = trace_list(f, path)
     if not episode_id and total:

@@ -1,0 +1,65 @@
+"""Charts and significance marks of the results pages."""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy.stats import mannwhitneyu
+
+from core.ui import charts, stats
+from core.ui.components import ADD_COLOR, REMOVE_COLOR
+
+
+def test_holm_matches_the_step_down_definition() -> None:
+    adj = stats.holm({"a": 0.01, "b": 0.04, "c": 0.03})
+    assert adj == {"a": 0.03, "c": 0.06, "b": 0.06}
+    assert stats.holm({"x": 0.6, "y": 0.7}) == {"x": 1.0, "y": 1.0}
+
+
+def test_versus_uses_mann_whitney_with_holm() -> None:
+    groups = {"DC": [0.6, 0.7, 0.65, 0.72], "OG": [0.3, 0.35, 0.4, 0.32], "ET": [0.5, 0.6, 0.55, 0.58]}
+    res = stats.versus("DC", groups)
+    p_og = mannwhitneyu(groups["DC"], groups["OG"], alternative="two-sided").pvalue
+    p_et = mannwhitneyu(groups["DC"], groups["ET"], alternative="two-sided").pvalue
+    assert res["OG"]["p"] == p_og
+    assert res["OG"]["p_holm"] == min(1, 2 * min(p_og, p_et)) or res["ET"]["p_holm"] == min(
+        1, 2 * min(p_og, p_et)
+    )
+    assert stats.stars(0.0004) == "***" and stats.stars(0.2) == "n.s." and stats.stars(None) == ""
+    assert stats.versus("DC", {"DC": [0.5], "OG": [0.1]})["OG"]["p"] is None
+
+
+def test_field_impact_colours_added_red_and_removed_black() -> None:
+    df = pd.DataFrame(
+        [
+            {"field": "UE", "operation": "add", "delta_pp": 4.0, "ci_low": 1.0, "ci_high": 7.0},
+            {"field": "FD", "operation": "remove", "delta_pp": -6.0, "ci_low": -9.0, "ci_high": -2.0},
+        ]
+    )
+    fig = charts.field_impact(df)
+    assert list(fig.layout.xaxis.tickvals) == ["FD", "UE"]  # taxonomy order
+    assert REMOVE_COLOR in fig.layout.xaxis.ticktext[0] and ADD_COLOR in fig.layout.xaxis.ticktext[1]
+    bars = {t.name: t for t in fig.data}
+    assert (
+        bars["Added field"].marker.color == ADD_COLOR and bars["Removed field"].marker.color == REMOVE_COLOR
+    )
+    assert list(bars["Removed field"].error_y.arrayminus) == [3.0]
+    assert fig.layout.yaxis.title.text == "ΔTS (pp)" and fig.layout.xaxis.title.text == "Documentation field"
+    faceted = charts.field_impact(df.assign(domain=["email", "calendar"]), facet="domain")
+    assert len(faceted.layout.annotations) == 2
+
+
+def test_method_boxes_carry_the_trace_keys() -> None:
+    points = pd.DataFrame(
+        {
+            "method": ["OG", "DC", "DC"],
+            "ts": [0.3, 0.6, 0.7],
+            "run_id": ["r1", "r2", "r3"],
+            "docset_id": ["d1", "d2", "d2"],
+            "repeat": [0, 0, 1],
+            "run": ["a", "b", "c"],
+        }
+    )
+    fig = charts.method_boxes(points, "ts", "Task success (TS)", {"OG": "*"})
+    assert {t.name for t in fig.data} == {"OG", "DC"}
+    assert fig.data[0].customdata is not None and fig.layout.yaxis.title.text == "Task success (TS)"
+    assert any(a.text == "*" for a in fig.layout.annotations)

@@ -1,0 +1,146 @@
+"""Doc review: any-two-version diff, approve / reject / label, field-by-field edits as new versions, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.docs import Param, ToolDoc, diff
+from core.ui import actions, docedit
+from core.ui.sample import seeded_copy
+from core.ui.testing import open_app, problems, show
+from core.warehouse import Warehouse
+
+TOOL = "email.send_email"
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Path:
+    path = tmp_path / "wh.duckdb"
+    seeded_copy(path)
+    return path
+
+
+def _versions(wh: Warehouse) -> list[tuple[str, str, str | None]]:
+    return wh.rows(
+        "SELECT doc_id, origin, parent_doc_id FROM doc_versions WHERE tool = ? ORDER BY created_at", [TOOL]
+    )
+
+
+def test_approve_label_and_audit_trail(seeded: Path) -> None:
+    wh = Warehouse(seeded)
+    at = show(open_app(seeded), "review", tool=TOOL)
+    assert not problems(at)
+    after = at.selectbox(key="rv_b").value
+    before = at.selectbox(key="rv_a").value
+    assert before != after
+    assert wh.rows("SELECT origin FROM doc_versions WHERE doc_id = ?", [before])[0][0] == "original"
+    # the field-level diff is a table of changed fields, not a JSON dump
+    changes = diff(wh.load_doc(before), wh.load_doc(after))
+    diff_table = next(df.value for df in at.dataframe if "change" in df.value.columns)
+    assert list(diff_table["code"]) == [c.code for c in changes]
+
+    at.text_input(key="reviewer").set_value("nadia")
+    at.text_input(key="review_reason").set_value("examples now match the ground truth")
+    at.button(key="approve").click().run()
+    assert not problems(at)
+    at.text_input(key="new_label").set_value("ship-it").run()
+    at.button(key="add_label").click().run()
+    rows = wh.rows(
+        "SELECT action, label, reviewer, reason FROM approvals WHERE doc_id = ? ORDER BY created_at", [after]
+    )
+    assert ("approve", "approved", "nadia", "examples now match the ground truth") in rows
+    assert any(r[0] == "label" and r[1] == "ship-it" for r in rows)
+    # the audit trail and the version table show it after the rerun
+    at.run()
+    audit = next(df.value for df in at.dataframe if "reviewer" in df.value.columns)
+    assert {"approve", "label"} <= set(audit["action"])
+    versions = next(df.value for df in at.dataframe if "decision" in df.value.columns)
+    assert versions.set_index("doc_id").loc[after, "decision"] == "approve"
+
+
+def test_any_two_versions_can_be_compared(seeded: Path) -> None:
+    wh = Warehouse(seeded)
+    ids = [v[0] for v in _versions(wh)]
+    assert len(ids) >= 3
+    at = show(open_app(seeded), "review", tool=TOOL, a=ids[1], b=ids[2])
+    assert (at.selectbox(key="rv_a").value, at.selectbox(key="rv_b").value) == (ids[1], ids[2])
+    at.selectbox(key="rv_a").set_value(ids[2]).run()
+    assert any("document every field identically" in i.value for i in at.info)
+
+
+def test_edit_field_by_field_creates_a_new_version(seeded: Path) -> None:
+    wh = Warehouse(seeded)
+    at = show(open_app(seeded), "review", tool=TOOL)
+    base = at.selectbox(key="rv_b").value
+    n_before = len(_versions(wh))
+    at.text_area(key=f"edit_IC_{base}").set_value("Send at most 10 emails per minute.")
+    at.text_input(key=f"edit_reason_{base}").set_value("rate limit seen in tool errors")
+    at.button(key="save_edit").click().run()
+    assert not problems(at)
+    versions = _versions(wh)
+    assert len(versions) == n_before + 1
+    new_id, origin, parent = versions[-1]
+    assert (origin, parent) == ("edit", base)
+    new, old = wh.load_doc(new_id), wh.load_doc(base)
+    assert [c.code for c in diff(old, new)] == [
+        "IC"
+    ] and new.constraints == "Send at most 10 emails per minute."
+    assert wh.rows("SELECT action, reason FROM approvals WHERE doc_id = ?", [new_id]) == [
+        ("edit", "rate limit seen in tool errors")
+    ]
+    # the page now compares the edited version against the one it came from
+    assert (at.selectbox(key="rv_a").value, at.selectbox(key="rv_b").value) == (base, new_id)
+    assert any("Saved new version" in s.value for s in at.success)
+
+
+def test_export_registers_the_approved_set(seeded: Path) -> None:
+    wh = Warehouse(seeded)
+    at = show(open_app(seeded), "review", tool=TOOL)
+    approved = at.selectbox(key="rv_b").value
+    at.button(key="approve").click().run()
+    at.selectbox(key="export_base").set_value(
+        wh.scalar(
+            "SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'workbench-sample'"
+        )
+    ).run()
+    at.text_input(key="export_name").set_value("reviewed v1").run()
+    at.button(key="register_docset").click().run()
+    assert not problems(at)
+    sid, name, origin = wh.rows("SELECT docset_id, name, origin FROM doc_sets WHERE origin = 'review'")[0]
+    assert (name, origin) == ("reviewed v1", "review")
+    members = dict(wh.rows("SELECT tool, doc_id FROM doc_set_members WHERE docset_id = ?", [sid]))
+    assert members[TOOL] == approved
+    exported = json.loads(actions.export_json(wh.load_docset(sid)))
+    assert {t["tool"] for t in exported["tools"]} == set(members)
+    openai = actions.export_openai(wh.load_docset(sid))
+    assert openai is None or json.loads(openai)[0]["type"] == "function"
+
+
+def test_docedit_round_trip_and_tables() -> None:
+    doc = ToolDoc(
+        tool="t",
+        name="t",
+        description="does t",
+        parameters=(Param(name="x", type="int", required=True, has_default=True, default=3),),
+        examples=("t(x=1)",),
+    )
+    same = docedit.apply_edits(
+        doc, docedit.text_fields(doc), docedit.params_frame(doc), docedit.returns_frame(doc)
+    )
+    assert same == doc
+    params = docedit.params_frame(doc)
+    params.loc[0, "description"] = "how many"
+    params.loc[0, "default"] = ""
+    params = pd.concat([params, pd.DataFrame([{"name": "y", "type": "str", "optional": "yes"}])])
+    new = docedit.apply_edits(doc, {"UE": "t(x=1)\nt(x=2, y='a')"}, params)
+    assert new.param("x").description == "how many" and not new.param("x").has_default
+    assert new.param("y").optional is True and new.examples == ("t(x=1)", "t(x=2, y='a')")
+    assert doc.param("x").default == 3  # the original is untouched
+    table = docedit.change_rows(diff(doc, new))
+    assert set(table["code"]) >= {"IPN", "IPD", "DPV", "UE"}
+    assert "how many" in docedit.format_value({"x": "how many"})
+    assert "<ins" in docedit.inline_diff("a b c", "a x c") and "<del" in docedit.inline_diff("a b c", "a x c")
