@@ -119,6 +119,25 @@ def drop_where(df: pd.DataFrame, column: str, value: object) -> pd.DataFrame:
     return df.take(np.flatnonzero(df[column].to_numpy() != value))
 
 
+def set_where(df: pd.DataFrame, key: str, key_value: object, field: str, value: object) -> pd.DataFrame:
+    """A new table with `field` set to `value` where `key == key_value`, i.e. `df.loc[mask, field] = value`.
+
+    Text values into an existing column take a numpy fast path; anything else
+    (a new column, a non-text value) goes through pandas, with pandas' own
+    behaviour and errors.
+    """
+    if isinstance(value, str) and isinstance(key_value, str) and field in df.columns:
+        cells = df.to_numpy(dtype=object).copy()
+        cells[df[key].to_numpy() == key_value, df.columns.get_loc(field)] = value
+        return pd.DataFrame(cells, columns=df.columns, index=df.index, dtype=object)
+    df = clone(df)
+    if field not in df.columns:
+        # No field validation upstream: an unknown name becomes a new (object) column.
+        df[field] = pd.Series([float("nan")] * len(df), index=df.index, dtype=object)
+    df.loc[df[key] == key_value, field] = value
+    return df
+
+
 def has_id(df: pd.DataFrame, column: str, value: object) -> bool:
     """Whether some row holds `value`: numpy containment, as upstream (`value in column.values`).
 

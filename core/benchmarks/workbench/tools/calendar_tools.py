@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
+from core.benchmarks.workbench.tables import Tables, append_row, drop_where, has_id, max_id, set_where
 
 
 def get_event_information_by_id(t: Tables, /, event_id: Any = None, field: Any = None) -> Any:
@@ -97,10 +97,6 @@ def update_event(t: Tables, /, event_id: Any = None, field: Any = None, new_valu
         return "Event not found."
     if field == "participant_email":
         new_value = new_value.lower()
-    df = clone(df)
-    if field not in df.columns:
-        # No field validation upstream: an unknown name becomes a new (object) column.
-        df[field] = pd.Series([float("nan")] * len(df), index=df.index, dtype=object)
-    df.loc[df["event_id"] == event_id, field] = new_value
-    t.set("calendar", df)
+    # No field validation: an unknown name becomes a new column (Q9).
+    t.set("calendar", set_where(df, "event_id", event_id, field, new_value))
     return "Event updated successfully."

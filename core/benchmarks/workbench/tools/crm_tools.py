@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
+from core.benchmarks.workbench.tables import Tables, append_row, drop_where, has_id, max_id, set_where
 
 STATUSES = ("Qualified", "Won", "Lost", "Lead", "Proposal")
 INTERESTS = ("Software", "Hardware", "Services", "Consulting", "Training")
@@ -77,9 +77,7 @@ def update_customer(t: Tables, /, customer_id: Any = None, field: Any = None, ne
         return "Customer not found."
     if field not in df.columns:
         return FIELD_ERROR
-    df = clone(df)
-    df.loc[df["customer_id"] == customer_id, field] = new_value
-    t.set("crm", df)
+    t.set("crm", set_where(df, "customer_id", customer_id, field, new_value))
     return "Customer updated successfully."
 
 

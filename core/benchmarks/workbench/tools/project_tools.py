@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.benchmarks.workbench.tables import Tables, append_row, clone, drop_where, has_id, max_id
+from core.benchmarks.workbench.tables import Tables, append_row, drop_where, has_id, max_id, set_where
 
 LISTS = ("Backlog", "In Progress", "In Review", "Completed")
 BOARDS = ("Back end", "Front end", "Design")
@@ -16,9 +16,9 @@ ASSIGNEE_ERROR = "Assignee email not valid. Please choose from the list of team 
 FIELDS = ("task_id", "task_name", "assigned_to_email", "list_name", "due_date", "board")
 
 
-def _assignees(df: pd.DataFrame) -> list[str]:
+def _assignees(df: pd.DataFrame) -> set[str]:
     """Only people who already have tasks qualify (not the whole directory)."""
-    return list(df["assigned_to_email"].str.lower().unique())
+    return {v.lower() for v in df["assigned_to_email"].to_numpy() if isinstance(v, str)}
 
 
 def get_task_information_by_id(t: Tables, /, task_id: Any = None, field: Any = None) -> Any:
@@ -120,7 +120,5 @@ def update_task(t: Tables, /, task_id: Any = None, field: Any = None, new_value:
         return "Task not found."
     if field not in df.columns:
         return "Field not valid."
-    df = clone(df)
-    df.loc[df["task_id"] == task_id, field] = new_value
-    t.set("tasks", df)
+    t.set("tasks", set_where(df, "task_id", task_id, field, new_value))
     return "Task updated successfully."
