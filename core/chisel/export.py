@@ -41,6 +41,12 @@ def resolve_export(warehouse, ref: str) -> tuple[DocSet, dict[str, Any]]:
     docset = warehouse.load_docset(ref) if rows else resolve_docset(warehouse, ref)
     if docset is None:
         raise KeyError(f"{ref!r} is neither a doc-set id nor an optimize run id in {warehouse.path}")
+    status = warehouse.rows(
+        "SELECT detail FROM run_status WHERE run_id = ? AND status IN ('finished', 'cancelled') ORDER BY ts DESC LIMIT 1",
+        [ref],
+    )
+    if status and status[0][0]:
+        return docset, {"origin": "docschisel", **json.loads(status[0][0])}
     meta_rows = warehouse.rows(
         "SELECT origin, benchmark, meta FROM doc_sets WHERE docset_id = ?", [docset.docset_id]
     )

@@ -236,8 +236,10 @@ class Optimizer:
             status,
             {
                 "docset_id": result.docset_id,
-                "tools": len(result.tools),
                 "changed": sum(r.changed for r in result.tools),
+                "minutes": result.minutes,
+                "profile_minutes": result.profile_minutes,
+                **meta,
             },
         )
         self.log(
@@ -455,7 +457,15 @@ class Optimizer:
             + ", ".join(f"{o.op} {o.field}" for o in merged.operations)
             + f" -> candidate {cand.doc_id}"
         )
-        docset_n = original.replace(cand)
+        docset_n = original.replace(cand, name=f"docschisel candidate {tool} it{n}")
+        self.wh.register_docset(
+            docset_n,
+            benchmark=self.bench.name,
+            origin="docschisel",
+            name=docset_n.name,
+            meta={"run_id": self.run_id, "tool": tool, "iteration": n, "candidate": True},
+            parents={tool: ctx.original.doc_id},
+        )
         val_run, val_traces = self._evaluate(docset_n, tt.val, "val", "chisel-eval", {"tool": tool})
         opt_run, opt_traces = self._evaluate(docset_n, tt.opt, "opt", "chisel-eval", {"tool": tool})
         ctx.observations.absorb(opt_traces, tool)

@@ -1,0 +1,151 @@
+"""`docschisel optimize`: run DocsChisel on a benchmark's tools and print per-tool results."""
+
+from __future__ import annotations
+
+import click
+
+from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+
+
+@click.command(context_settings={"show_default": True})
+@click.option(
+    "--benchmark",
+    "-b",
+    default="api-bank",
+    help="workbench | workbench-all | api-bank | path to a benchmark folder.",
+)
+@click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
+@click.option("--tools", "tools", default="", help="Only optimize these tools (comma-separated).")
+@click.option(
+    "--limit-tools", type=int, default=None, help="At most N tools per domain (those with the most tasks)."
+)
+@click.option(
+    "--model",
+    "-m",
+    default=None,
+    help="Target agent's model; default $DOCSCHISEL_MODEL or local/smollm2-135m.",
+)
+@click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react")
+@click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native")
+@click.option("--max-steps", type=int, default=6, help="Agent steps per episode.")
+@click.option("--time-limit", type=float, default=180.0, help="Seconds per episode.")
+@click.option("--iterations", "-n", type=int, default=5, help="Optimization iterations per tool.")
+@click.option("--no-memory", is_flag=True, help="Disable the domain memories (the paper's NoMem ablation).")
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "evidence", "llm"]),
+    default="auto",
+    help="auto: evidence engine for the local model, LLM engine otherwise.",
+)
+@click.option("--optimizer-model", default=None, help="Model of the LLM engine (any litellm model).")
+@click.option(
+    "--seed", type=int, default=0, help="Optimizer seed (task samples, example choice, LLM sampling)."
+)
+@click.option(
+    "--split-seed",
+    type=int,
+    default=0,
+    help="Seed of the stored opt/val/test split (eval --seed must match).",
+)
+@click.option("--repeats", "-r", type=int, default=1, help="Evaluation repeats per task.")
+@click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
+@click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
+@click.option(
+    "--max-traces", type=int, default=None, help="Failed traces diagnosed per iteration (seeded sample)."
+)
+@click.option("--concurrency", "-j", type=int, default=2)
+@click.option("--name", default="", help="Label of the run and of the optimized doc set.")
+@warehouse_option
+@data_dir_option
+def command(
+    benchmark: str,
+    domains: str,
+    tools: str,
+    limit_tools: int | None,
+    model: str | None,
+    paradigm: str,
+    doc_mode: str,
+    max_steps: int,
+    time_limit: float,
+    iterations: int,
+    no_memory: bool,
+    engine: str,
+    optimizer_model: str | None,
+    seed: int,
+    split_seed: int,
+    repeats: int,
+    max_opt_tasks: int | None,
+    max_val_tasks: int | None,
+    max_traces: int | None,
+    concurrency: int,
+    name: str,
+    warehouse: str | None,
+    data_dir: str | None,
+) -> None:
+    """Optimize tool docs with DocsChisel; prints per-tool results, the run id and the doc-set id.
+
+    Evaluate the result on the held-out test split with
+    `docschisel eval --docs <run-id> --split test --seed <split-seed>`.
+    """
+    from core.agents import AgentConfig
+    from core.chisel import OptimizeConfig
+    from core.chisel.loop import Optimizer
+    from core.cli.evaluate import job_hooks
+    from core.llm import default_model
+
+    wh = open_warehouse(warehouse)
+    agent = AgentConfig(
+        paradigm=paradigm,
+        model=model or default_model(),
+        doc_mode=doc_mode,
+        max_steps=max_steps,
+        time_limit_s=time_limit,
+    )
+    config = OptimizeConfig(
+        benchmark=benchmark,
+        domains=tuple(split_csv(domains)),
+        tools=tuple(split_csv(tools)),
+        limit_tools=limit_tools,
+        agent=agent,
+        iterations=iterations,
+        memory=not no_memory,
+        engine=engine,
+        optimizer_model=optimizer_model,
+        seed=seed,
+        split_seed=split_seed,
+        repeats=repeats,
+        max_opt_tasks=max_opt_tasks,
+        max_val_tasks=max_val_tasks,
+        max_traces=max_traces,
+        name=name,
+    )
+    progress, cancelled = job_hooks(wh)
+    opt = Optimizer(
+        wh,
+        config,
+        data_dir=data_dir,
+        concurrency=concurrency,
+        log=click.echo,
+        progress=progress,
+        cancelled=cancelled,
+    )
+    result = opt.run()
+    click.echo("")
+    click.echo(
+        f"{'tool':<40} {'domain':<14} {'opt':>4} {'val':>4} {'TS0 val':>8} {'best val':>8} {'tokens':>11} {'min':>6}"
+    )
+    for r in result.tools:
+        from core.docs.tokens import token_length
+
+        tokens = f"{token_length(r.original)}->{token_length(r.selected)}"
+        click.echo(
+            f"{r.tool:<40} {r.domain:<14} {r.n_opt:>4} {r.n_val:>4} {r.base_val_ts:>8.2f} {r.best_val_ts:>8.2f} "
+            f"{tokens:>11} {r.minutes:>6.1f}  {'changed' if r.changed else 'original'}"
+        )
+    click.echo("")
+    click.echo(f"run id: {result.run_id}")
+    click.echo(f"optimized doc set: {result.docset_id}")
+    click.echo(
+        f"next: docschisel eval --benchmark {benchmark} --docs {result.run_id} --split test --seed {split_seed}"
+        + (f" --domain {domains}" if domains else "")
+    )

@@ -1,0 +1,196 @@
+"""The optimizer's invariants, checked through the warehouse on the doc-reading toy benchmark.
+
+- a candidate whose validation TS is below the original's is never accepted or selected;
+- the optimizer reads ground truth of the optimization split only, and never runs a test task;
+- fields a plan does not name are byte-identical to the original in every candidate;
+- the domain memories grow across iterations, and stay empty without memory;
+- every diagnosis, plan, candidate and memory state is stored with its lineage.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pytest
+
+from core.agents.base import AgentConfig
+from core.benchmarks.splits import get_or_create_split
+from core.chisel import OptimizeConfig, export_docset, resolve_docset
+from core.chisel.access import GroundTruth, GroundTruthLeak
+from core.chisel.loop import optimize
+from core.docs import ToolDoc
+from core.fields import CODES
+from tests.test_chisel_toy import DocReadingAgent, ShopBench
+
+AGENT = AgentConfig(model="scripted/doc-reader")
+
+
+@pytest.fixture(scope="module")
+def shop_run(tmp_path_factory):
+    """One optimization run with memory, shared by the read-only checks below."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path_factory.mktemp("chisel") / "wh.duckdb")
+    bench = ShopBench(n=24, quote_tasks=6)
+    result = optimize(
+        wh,
+        OptimizeConfig(benchmark="shop", agent=AGENT, iterations=4),
+        benchmark=bench,
+        agent_factory=DocReadingAgent,
+    )
+    return wh, bench, result
+
+
+def test_optimizer_fixes_the_toy_doc_and_stores_lineage(shop_run) -> None:
+    wh, bench, result = shop_run
+    order = next(r for r in result.tools if r.tool == "shop.order")
+    assert order.base_val_ts == 0.0 and order.best_val_ts == 1.0 and order.changed
+    doc = result.docset["shop.order"]
+    assert doc.param("qty").required and "YYYY-MM-DD" in (doc.param("date").description or "")
+    assert result.docset["shop.stock"] == bench.original_docs()["shop.stock"]
+    for table in ("diagnoses", "plans", "candidates", "memories", "selections", "chisel_tools"):
+        assert wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [result.run_id]) > 0, table
+    # lineage: candidates point at their merged plan, plans at their diagnoses, diagnoses at episodes
+    orphans = wh.scalar(
+        """SELECT count(*) FROM candidates c LEFT JOIN plans p ON p.plan_id = c.plan_id
+           WHERE c.run_id = ? AND p.plan_id IS NULL""",
+        [result.run_id],
+    )
+    assert orphans == 0
+    bad_diag = wh.scalar(
+        """SELECT count(*) FROM diagnoses d LEFT JOIN episodes e USING (episode_id)
+           WHERE d.run_id = ? AND e.episode_id IS NULL""",
+        [result.run_id],
+    )
+    assert bad_diag == 0
+    assert wh.scalar("SELECT count(*) FROM plans WHERE run_id = ? AND scope = 'trace'", [result.run_id]) > 0
+    # the result is a registered doc set the eval CLI can resolve from the run id
+    assert resolve_docset(wh, result.run_id).docset_id == result.docset_id
+    assert export_docset(result.docset, "openai")[0]["type"] == "function"
+    assert {t["name"] for t in export_docset(result.docset, "mcp")["tools"]} == set(result.docset)
+    # inputs are never mutated
+    assert bench.original_docs()["shop.order"].param("qty").required is None
+
+
+def test_test_split_is_never_read(shop_run) -> None:
+    wh, bench, result = shop_run
+    split_id = json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [result.run_id]))["split_id"]
+    parts = dict(wh.rows("SELECT task_id, part FROM split_assignments WHERE split_id = ?", [split_id]))
+    access = wh.rows("SELECT task_id, part FROM chisel_gt_access WHERE run_id = ?", [result.run_id])
+    assert access, "ground-truth reads must be audited"
+    assert {p for _, p in access} == {"opt"}
+    assert all(parts[t] == "opt" for t, _ in access)
+    touched = wh.rows(
+        """SELECT DISTINCT e.task_id FROM episodes e JOIN run_episodes r USING (episode_id)
+           JOIN runs u ON u.run_id = r.run_id WHERE u.parent_run = ?""",
+        [result.run_id],
+    )
+    assert touched
+    assert not [t for (t,) in touched if parts[t] == "test"]
+    # the guard refuses validation and test ground truth outright
+    split = get_or_create_split(wh, bench.key, bench.tasks(), seed=0)
+    gt = GroundTruth(wh, "probe", split, bench.tasks())
+    for part in ("val", "test"):
+        with pytest.raises(GroundTruthLeak):
+            gt.calls(split.ids(part)[0], "probe")
+
+
+def _untouched_codes(wh, run_id: str, tool: str, iteration: int) -> set[str]:
+    ops = json.loads(
+        wh.scalar(
+            "SELECT operations FROM plans WHERE run_id = ? AND tool = ? AND iteration = ? AND scope = 'merged'",
+            [run_id, tool, iteration],
+        )
+    )
+    return set(CODES) - {o["field"] for o in ops}
+
+
+def test_untouched_fields_are_byte_identical(shop_run) -> None:
+    wh, bench, result = shop_run
+    original = bench.original_docs()
+    rows = wh.rows("SELECT tool, iteration, doc_id FROM candidates WHERE run_id = ?", [result.run_id])
+    assert rows
+    for tool, iteration, doc_id in rows:
+        cand = wh.load_doc(doc_id)
+        for code in _untouched_codes(wh, result.run_id, tool, iteration):
+            before = json.dumps(original[tool].get(code), sort_keys=True, ensure_ascii=False)
+            after = json.dumps(cand.get(code), sort_keys=True, ensure_ascii=False)
+            assert before == after, (tool, iteration, code)
+        # parameters untouched by every per-parameter op keep their whole entry
+        assert [p.name for p in cand.parameters] == [p.name for p in original[tool].parameters]
+
+
+def test_memory_grows_across_iterations(shop_run) -> None:
+    wh, _, result = shop_run
+    rows = wh.rows(
+        "SELECT iteration, kind, content FROM memories WHERE run_id = ? AND tool = 'shop.order' ORDER BY iteration",
+        [result.run_id],
+    )
+    sizes: dict[int, int] = {}
+    for it, _kind, content in rows:
+        sizes[it] = sizes.get(it, 0) + sum(e["count"] for e in json.loads(content))
+    its = sorted(sizes)
+    assert len(its) >= 2
+    assert all(sizes[a] < sizes[b] for a, b in zip(its, its[1:], strict=False))
+
+
+def test_no_memory_keeps_memory_empty(warehouse) -> None:
+    bench = ShopBench(n=24, quote_tasks=6)
+    cfg = OptimizeConfig(benchmark="shop", agent=AGENT, iterations=3, memory=False, tools=("shop.order",))
+    result = optimize(warehouse, cfg, benchmark=bench, agent_factory=DocReadingAgent)
+    assert warehouse.scalar("SELECT count(*) FROM candidates WHERE run_id = ?", [result.run_id]) >= 2
+    assert warehouse.scalar("SELECT count(*) FROM memories WHERE run_id = ?", [result.run_id]) == 0
+    detail = json.loads(warehouse.scalar("SELECT detail FROM chisel_tools WHERE run_id = ?", [result.run_id]))
+    assert detail["memory"] is None
+
+
+def test_lower_validation_ts_is_never_accepted(warehouse) -> None:
+    bench = ShopBench(n=24, quote_tasks=0)
+    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
+    val = frozenset(split.ids("val"))
+
+    class Lenient(DocReadingAgent):
+        """Passes validation tasks with the original doc, fails them once the doc has usage examples."""
+
+        def run(self, ctx):
+            doc = next(d for d in ctx.docs if d.tool == "shop.order")
+            if ctx.task.task_id in val and not doc.examples:
+                ctx.execute(ctx.task.gold[0])
+                return "ok"
+            return super().run(ctx)
+
+    cfg = OptimizeConfig(benchmark="shop", agent=AGENT, iterations=3, tools=("shop.order",))
+    result = optimize(warehouse, cfg, benchmark=bench, agent_factory=partial(Lenient, hurt_on=val))
+    rows = warehouse.query("SELECT * FROM candidates WHERE run_id = ?", [result.run_id])
+    assert (rows.val_ts < rows.base_val_ts).any(), "the scenario must produce a worse candidate"
+    assert not (rows.accepted & (rows.val_ts < rows.base_val_ts)).any()
+    assert (rows.accepted == (rows.val_ts >= rows.base_val_ts)).all()
+    chosen = warehouse.scalar("SELECT doc_id FROM selections WHERE run_id = ?", [result.run_id])
+    worse = set(rows[rows.val_ts < rows.base_val_ts].doc_id)
+    assert chosen not in worse
+    tool = result.tools[0]
+    assert tool.best_val_ts >= tool.base_val_ts
+    # the memory learnt which edits broke validation tasks
+    planning = warehouse.rows(
+        "SELECT content FROM memories WHERE run_id = ? AND kind = 'planning' ORDER BY iteration DESC LIMIT 1",
+        [result.run_id],
+    )
+    assert any(e["outcome"] == "harmful" for e in json.loads(planning[0][0]))
+
+
+def test_selection_prefers_shorter_doc_on_ties() -> None:
+    from core.chisel.loop import Optimizer
+    from core.chisel.types import Evaluation
+
+    d0 = ToolDoc(tool="t", name="t", description="x")
+    long = d0.add("UG", "use it well " * 20)
+    short = d0.add("UG", "use it")
+    ev = Evaluation(
+        val_ts=0.5, base_val_ts=0.5, opt_ts=0, base_opt_ts=0, val_run="", opt_run="", accepted=True
+    )
+    doc, ts, _ = Optimizer._select(d0, 0.5, [(long, ev, 200, 1), (short, ev, 20, 2)])
+    assert doc == short and ts == 0.5
+    rejected = ev.model_copy(update={"val_ts": 0.0, "accepted": False})
+    doc, _, why = Optimizer._select(d0, 0.5, [(long, rejected, 200, 1)])
+    assert doc == d0 and "original" in why

@@ -1,0 +1,86 @@
+"""A killed optimization resumes: the re-run ends exactly where an uninterrupted run ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from core.warehouse import Warehouse
+from core.warehouse.store import close_all
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from functools import partial
+    from core.agents.base import AgentConfig
+    from core.chisel import OptimizeConfig
+    from core.chisel.loop import optimize
+    from core.warehouse import Warehouse
+    from tests.test_chisel_toy import DocReadingAgent, ShopBench
+    import time
+
+    class Slow(DocReadingAgent):
+        def run(self, ctx):
+            time.sleep(float(sys.argv[2]))
+            return super().run(ctx)
+
+    cfg = OptimizeConfig(benchmark="shop", agent=AgentConfig(model="scripted/doc-reader"), iterations=3)
+    res = optimize(Warehouse(sys.argv[1]), cfg, benchmark=ShopBench(n=24, quote_tasks=6), agent_factory=Slow)
+    print("docset", res.docset_id)
+    """
+)
+
+TABLES = ("diagnoses", "plans", "candidates", "memories", "selections", "chisel_tools")
+
+
+def _run(db: Path, sleep: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(db), sleep], env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def _counts(db: Path) -> dict[str, int]:
+    wh = Warehouse(db)
+    out = {t: wh.scalar(f"SELECT count(*) FROM {t}") for t in TABLES}
+    out["episodes"] = wh.scalar("SELECT count(*) FROM episodes")
+    out["candidate_docs"] = tuple(
+        r[0] for r in wh.rows("SELECT doc_id FROM candidates ORDER BY tool, iteration")
+    )
+    close_all()
+    return out
+
+
+def test_sigkill_then_rerun_resumes_to_the_same_result(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    killed = tmp_path / "killed.duckdb"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(killed), "0.03"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 300
+    wh = Warehouse(killed)
+    while time.time() < deadline and proc.poll() is None:
+        if wh.scalar("SELECT count(*) FROM candidates") >= 1:  # killed in the middle of a tool's iterations
+            break
+        time.sleep(0.2)
+    close_all()
+    assert proc.poll() is None, proc.communicate()[1][-2000:]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    partial = _counts(killed)
+    assert 1 <= partial["candidates"] < 3 and partial["chisel_tools"] == 0
+
+    resumed = _run(killed, "0", env)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    reference = _run(tmp_path / "reference.duckdb", "0", env)
+    assert reference.returncode == 0, reference.stderr[-2000:]
+    assert resumed.stdout.split()[-1] == reference.stdout.split()[-1]  # the same optimized doc set
+    assert _counts(killed) == _counts(tmp_path / "reference.duckdb")
