@@ -166,6 +166,12 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
 
+    from core.llm import register_providers
+
+    t = time.perf_counter()
+    register_providers()  # imports litellm once, so the first timed call does not pay for it
+    print(f"litellm_import_s  {time.perf_counter() - t:.2f}", flush=True)
+
     tools = json.loads(json.dumps(TOOLS))
     if args.no_descriptions:
         for tool in tools:
