@@ -1,8 +1,8 @@
 """ReAct with native tool calling, on LangChain's agent API.
 
-The agent is `langchain.agents.create_agent` over `ChatLiteLLM`; the chat model
-is subclassed only to send its completions through the project's LLM gateway
-(cache, retries, accounting) and to record each model call in the episode
+The agent is `langchain.agents.create_agent` over `ChatLiteLLM` — the gateway's
+`GatewayChatModel`, which sends completions through the project's LLM gateway
+(cache, retries, accounting) and here records each model call in the episode
 trace. Documentation reaches the model as OpenAI tool schemas rendered from the
 ToolDocs. Tools are LangChain `StructuredTool`s whose body is the episode
 context's `execute`, so tool errors come back to the model as observations.
@@ -13,56 +13,27 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.tools import StructuredTool
-from langchain_litellm import ChatLiteLLM
-from pydantic import PrivateAttr
 
-from core.agents.base import AgentConfig, EpisodeContext, EpisodeFailure, TraceRecorder
+from core.agents.base import AgentConfig, EpisodeContext, EpisodeFailure
 from core.agents.tooling import Binding, bind
 from core.benchmarks.base import Call
-from core.llm import complete
-
-_PASS_THROUGH = (
-    "tools",
-    "tool_choice",
-    "temperature",
-    "max_tokens",
-    "stop",
-    "response_format",
-    "top_p",
-    "api_base",
-)
-
-
-class GatewayChatModel(ChatLiteLLM):
-    """ChatLiteLLM whose completions go through `core.llm.complete` and into the trace."""
-
-    _recorder: TraceRecorder | None = PrivateAttr(default=None)
-    _run_id: str = PrivateAttr(default="")
-    _seed: int | None = PrivateAttr(default=None)
-    _label: str = PrivateAttr(default="agent")
-
-    def attach(
-        self, recorder: TraceRecorder | None, run_id: str, seed: int | None, label: str = "agent"
-    ) -> GatewayChatModel:
-        self._recorder, self._run_id, self._seed, self._label = recorder, run_id, seed, label
-        return self
-
-    def completion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
-        messages = kwargs.pop("messages")
-        model = kwargs.pop("model", None) or self.model
-        params = {k: kwargs[k] for k in _PASS_THROUGH if kwargs.get(k) is not None}
-        result = complete(
-            model, messages, seed=self._seed, purpose=self._label, run_id=self._run_id, **params
-        )
-        if self._recorder is not None:
-            self._recorder.model_call(result, messages, agent=self._label)
-        return result.raw
+from core.llm.langchain import GatewayChatModel
 
 
 def chat_model(config: AgentConfig, ctx: EpisodeContext | None, label: str = "agent") -> GatewayChatModel:
-    model = GatewayChatModel(model=config.model, temperature=config.temperature, max_tokens=config.max_tokens)
-    recorder = ctx.recorder if ctx is not None else None
-    return model.attach(recorder, ctx.run_id if ctx else "", config.seed, label)
+    """The gateway-routed chat model; with a context, every completion lands in its trace."""
+    model = GatewayChatModel(
+        model=config.model,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+        purpose=label,
+        run_id=ctx.run_id if ctx else None,
+    )
+    if ctx is not None:
+        recorder = ctx.recorder
+        model.observe(lambda result, messages: recorder.model_call(result, messages, agent=label))
+    return model
 
 
 def langchain_tools(ctx: EpisodeContext, bindings: list[Binding]) -> list[StructuredTool]:

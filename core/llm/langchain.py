@@ -13,10 +13,12 @@ only where a LangChain agent is built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import litellm
 from langchain_litellm import ChatLiteLLM
+from pydantic import PrivateAttr
 
 from core.llm.gateway import complete
 
@@ -27,6 +29,13 @@ class GatewayChatModel(ChatLiteLLM):
     purpose: str = "agent"
     run_id: str | None = None
     use_cache: bool = True
+    seed: int | None = None
+    # Called with (result, messages) after every completion, e.g. to record an agent's trace.
+    _observer: Callable[[Any, list[dict[str, Any]]], None] | None = PrivateAttr(default=None)
+
+    def observe(self, observer: Callable[[Any, list[dict[str, Any]]], None] | None) -> GatewayChatModel:
+        self._observer = observer
+        return self
 
     def completion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
         """The gateway retries; LangChain's own retry layer is bypassed on purpose."""
@@ -36,9 +45,13 @@ class GatewayChatModel(ChatLiteLLM):
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
         model = kwargs.pop("model", None) or self.model
         messages = kwargs.pop("messages")
+        if self.seed is not None:
+            kwargs.setdefault("seed", self.seed)
         result = complete(
             model, messages, purpose=self.purpose, run_id=self.run_id, cache=self.use_cache, **kwargs
         )
+        if self._observer is not None:
+            self._observer(result, messages)
         return litellm.ModelResponse(**result.raw)
 
     async def acompletion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:

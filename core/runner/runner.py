@@ -157,6 +157,9 @@ def run(
                     progress(finished, total, "")
     if bar is not None:
         bar.close()
+    from core.llm import LEDGER
+
+    LEDGER.flush()  # accounting rows of this run reach the warehouse now, not at exit
     metrics = compute_metrics(warehouse, run_id)
     metrics.store(warehouse, run_id, plan.docset.docset_id, plan.split)
     warehouse.set_run_status(
