@@ -1,0 +1,23 @@
+"""Documentation-optimisation baselines: EasyTool and DRAFT, over the LLM gateway."""
+
+from core.baselines.bleu import sentence_bleu
+from core.baselines.draft import DraftConfig, convergence, draft_tool, run_draft, should_stop, too_similar
+from core.baselines.easytool import BaselineResult, EasyToolConfig, easytool_toolkit, run_easytool
+from core.baselines.service import BaselineRun, generate_baseline, load_docset
+
+__all__ = [
+    "BaselineResult",
+    "BaselineRun",
+    "DraftConfig",
+    "EasyToolConfig",
+    "convergence",
+    "draft_tool",
+    "easytool_toolkit",
+    "generate_baseline",
+    "load_docset",
+    "run_draft",
+    "run_easytool",
+    "sentence_bleu",
+    "should_stop",
+    "too_similar",
+]

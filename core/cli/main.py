@@ -20,6 +20,7 @@ FAMILIES: dict[str, str] = {
     "optimize": "optimize",
     "export": "export",
     "study": "study",
+    "baseline": "baseline",
     "compare": "compare",
     "expand": "expand",
     "retrieval": "retrieval",

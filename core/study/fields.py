@@ -23,8 +23,9 @@ For one benchmark domain × backbone × paradigm:
    per field (append-only; the latest row per study and field is current).
 
 Runs go through the runner, so episodes are reused: re-running the same study
-resumes where it stopped, and the rows are rewritten after every repeat round
-so a partial study already shows a (noisier) table.
+resumes where it stopped, and a field's row is rewritten as soon as one more of
+its repeats is paired with the original's, so a partial study already shows a
+(noisier, fewer-repeat) table.
 """
 
 from __future__ import annotations
@@ -252,10 +253,14 @@ def run_study(
             (base if label == "original" else per_variant[label]).append((m.ts, m.tc))
             run_ids[label].append(res.run_id)
             say(f"  r{r} {label:<8} TS {m.ts:6.1%} TC {m.tc:6.1%} [{res.ran} run, {res.reused} reused]")
+            # Write the field's row as soon as its repeat is paired, so a long study shows progress.
+            frame = impact_rows(spec, ctx, base, per_variant, run_ids, study_run)
+            fresh = (
+                frame[frame["field"] == label] if label != "original" else frame[frame["operation"] == "n/a"]
+            )
+            warehouse.insert("field_impact", fresh.to_dict("records"))
         if stopped:
             break
-        frame = impact_rows(spec, ctx, base, per_variant, run_ids, study_run)
-        warehouse.insert("field_impact", frame.to_dict("records"))
     warehouse.set_run_status(study_run, "cancelled" if stopped else "finished", {"repeats_done": len(base)})
     return impact_rows(spec, ctx, base, per_variant, run_ids, study_run)
 
