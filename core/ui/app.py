@@ -37,3 +37,21 @@ def PAGES() -> dict[str, list[st.Page]]:  # noqa: N802 - reads like a constant a
 
 def chrome() -> None:
     components.sidebar()
+
+
+def ensure_router() -> None:
+    """Route through app.py even when the very first request of a server is a page URL.
+
+    Streamlit treats an app with a `pages/` folder as a legacy multipage app
+    until `st.navigation` has run once in the process; until then a deep link
+    such as /traces runs pages/traces.py on its own, without app.py's router,
+    layout and sidebar. Clearing that flag and rerunning sends the request
+    through app.py. It only ever happens once per server process.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - layout of a future Streamlit
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -14,14 +14,16 @@ from core.fields import BY_CODE
 from core.ui import state
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
-# Page url paths (st.Page url_path); deep links are built from these.
+# Page url paths (st.Page url_path); deep links are built from these. They equal
+# the page files' names so that a deep link is also valid before the router has
+# run in a fresh server process (see core.ui.app.ensure_router).
 URLS = {
     "overview": "",
     "traces": "traces",
     "diagnoses": "diagnoses",
-    "review": "doc-review",
-    "jobs": "re-evaluation",
-    "impact": "field-impact",
+    "review": "doc_review",
+    "jobs": "re_evaluation",
+    "impact": "field_impact",
     "compare": "compare",
     "data": "data",
 }
@@ -48,6 +50,9 @@ def link(page: str, **params: Any) -> str:
 
 
 def header(title: str, caption: str) -> None:
+    from core.ui.app import ensure_router
+
+    ensure_router()
     st.title(title)
     st.caption(caption)
 

@@ -1,0 +1,252 @@
+"""The dashboard in a real browser: every page, trace filtering, review, a background job, screenshots.
+
+Starts `streamlit run app.py` on a free localhost port against a seeded
+temporary warehouse and drives Debian's headless Chromium with Playwright (the
+pip package only; no browser download). Screenshots of every page land in
+test-artifacts/ (git-ignored) so a reviewer can see what users see.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.ui.sample import seeded_copy
+from core.warehouse import Warehouse
+from core.warehouse.store import close_all
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("DOCSCHISEL_CHROMIUM", "/usr/bin/chromium")
+CHROME_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIDTH = 1500
+SLOW = 120_000  # ms: the CI machine is small and shared
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip("headless Chromium not installed: run `make browser` (Debian package chromium)")
+    pytest.importorskip("playwright", reason="pip install playwright (the test extra)")
+    path = tmp_path_factory.mktemp("browser") / "wh.duckdb"
+    seeded_copy(path)
+    close_all()
+    port = _free_port()
+    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path), "PYTHONUNBUFFERED": "1"}
+    log = (tmp_path_factory.getbasetemp() / "streamlit.log").open("wb")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        ],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(
+                f"streamlit did not start: {(tmp_path_factory.getbasetemp() / 'streamlit.log').read_text()}"
+            )
+        time.sleep(0.5)
+    yield base, path
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server: tuple[str, Path]):  # noqa: ANN201
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        context = browser.new_context(viewport={"width": WIDTH, "height": 1000})
+        pg = context.new_page()
+        pg.set_default_timeout(SLOW)
+        yield pg
+        context.close()
+        browser.close()
+
+
+def settle(pg) -> None:  # noqa: ANN001
+    """Wait until Streamlit has started (if it will) and finished the current script run."""
+    try:
+        pg.wait_for_selector('[data-testid="stStatusWidget"]', timeout=1500)
+    except Exception:  # noqa: BLE001 - a quick run may have finished already
+        pass
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=SLOW, polling=200
+    )
+    pg.wait_for_timeout(300)
+
+
+def visit(pg, base: str, path: str, title: str) -> None:  # noqa: ANN001
+    pg.goto(f"{base}/{path}")
+    pg.get_by_role("heading", name=title, level=1).wait_for()
+    settle(pg)
+    assert pg.get_by_test_id("stException").count() == 0, f"{path}: exception on the page"
+
+
+def shoot(pg, name: str) -> Path:  # noqa: ANN001
+    """Screenshot of the whole page content (Streamlit scrolls inside its main block)."""
+    height = pg.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
+        ".map(e => e.scrollHeight), 800)"
+    )
+    pg.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, 7000)})
+    pg.wait_for_timeout(800)
+    out = ARTIFACTS / f"{name}.png"
+    pg.screenshot(path=str(out))
+    pg.set_viewport_size({"width": WIDTH, "height": 1000})
+    return out
+
+
+PAGES = [
+    ("", "DocsChisel Studio", "01-overview"),
+    ("traces", "Traces", "02-traces"),
+    ("diagnoses", "Diagnoses & plans", "03-diagnoses"),
+    ("doc_review", "Doc review", "04-doc-review"),
+    ("re_evaluation", "Re-evaluation", "05-re-evaluation"),
+    ("field_impact", "Field impact", "06-field-impact"),
+    ("compare", "Compare methods", "07-compare"),
+    ("data", "Data", "08-data"),
+]
+
+
+def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: ANN001
+    base, _ = server
+    for path, title, name in PAGES:
+        visit(page, base, path, title)
+        assert shoot(page, name).stat().st_size > 20_000
+    # navigation through the sidebar works too
+    page.get_by_test_id("stSidebarNav").get_by_text("Field impact").click()
+    page.get_by_role("heading", name="Field impact", level=1).wait_for()
+
+
+def _choose(pg, label: str, option: str) -> None:  # noqa: ANN001
+    box = pg.get_by_test_id("stSelectbox").filter(has_text=label)
+    box.click()
+    pg.get_by_role("option", name=option, exact=True).click()
+    settle(pg)
+
+
+def _at(pg, position: int, total: int) -> None:  # noqa: ANN001
+    """The trace navigator shows `Trace position of total` (retrying while the page reruns)."""
+    from playwright.sync_api import expect
+
+    expect(pg.get_by_text(re.compile(r"^Trace [\d,]+ of [\d,]+$")).first).to_have_text(
+        f"Trace {position:,} of {total:,}", timeout=SLOW
+    )
+
+
+def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
+    base, path = server
+    visit(page, base, "traces", "Traces")
+    _choose(page, "Domain", "email")
+    page.get_by_test_id("stButtonGroup").get_by_text("Failed", exact=True).click()
+    settle(page)
+    assert "domain=email" in page.url and "outcome=failed" in page.url
+    n = Warehouse(path).scalar("SELECT count(*) FROM episodes WHERE domain = 'email' AND NOT success")
+    page.get_by_text(f"{n:,} traces match").wait_for()
+    _at(page, 1, n)
+    first = page.url
+    page.get_by_role("button", name="Next", exact=True).click()
+    settle(page)
+    _at(page, 2, n)
+    assert page.url != first
+    # open one from the table: click the third row
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    page.mouse.move(box["x"] + 200, box["y"] + 35 * 3 + 18)
+    page.mouse.click(box["x"] + 12, box["y"] + 35 * 3 + 18)
+    settle(page)
+    _at(page, 3, n)
+    assert "episode=" in page.url and "domain=email" in page.url
+    page.get_by_role("heading", name="Ground truth").wait_for()
+    # a reload (or the link sent to a colleague) shows the same filtered trace
+    url = page.url
+    page.reload()
+    page.get_by_role("heading", name="Traces", level=1).wait_for()
+    settle(page)
+    _at(page, 3, n)
+    assert page.url == url
+    shoot(page, "02b-trace-open")
+
+
+def test_approve_a_candidate_doc(server, page) -> None:  # noqa: ANN001
+    base, path = server
+    visit(page, base, "doc_review?tool=email.send_email", "Doc review")
+    page.get_by_text("Field-level diff").wait_for()
+    page.get_by_label("Reason (kept in the audit trail)").fill("clearer parameter descriptions")
+    page.get_by_role("button", name="Approve").click()
+    settle(page)
+    rows = Warehouse(path).rows("SELECT tool, action, reason FROM approvals WHERE action = 'approve'")
+    assert ("email.send_email", "approve", "clearer parameter descriptions") in rows
+    page.get_by_role("tab", name="Audit trail").click()
+    page.get_by_text("clearer parameter descriptions").first.wait_for(state="attached")
+    shoot(page, "04b-doc-approved")
+
+
+def test_start_and_finish_a_job(server, page) -> None:  # noqa: ANN001
+    base, path = server
+    visit(page, base, "re_evaluation", "Re-evaluation")
+    page.get_by_text("Check the job runner").click()
+    page.get_by_role("button", name="Start self-test job").click()
+    settle(page)
+    page.get_by_text("Running (1)").wait_for(timeout=SLOW)
+    shoot(page, "05b-job-running")
+    # the list refreshes itself (fragment): wait for the job to land in Finished, in a second tab too
+    page.get_by_text("Running (0)").wait_for(timeout=SLOW)
+    wh = Warehouse(path)
+    status = wh.rows(
+        "SELECT arg_max(status, ts) FROM job_events WHERE job_id IN (SELECT job_id FROM jobs WHERE kind = 'selftest')"
+    )[0][0]
+    assert status == "done"
+    second = page.context.new_page()
+    second.goto(f"{base}/re_evaluation")
+    second.get_by_role("heading", name="Re-evaluation", level=1).wait_for()
+    second.get_by_text("self-test · 20 steps").first.wait_for()
+    second.close()
+    shoot(page, "05c-job-done")
