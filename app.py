@@ -11,7 +11,11 @@ import streamlit as st
 
 from core.ui.app import PAGES, chrome
 
-st.set_page_config(page_title="DocsChisel Studio", page_icon=str(Path(__file__).parent / "assets" / "icon.svg"), layout="wide")
+st.set_page_config(
+    page_title="DocsChisel Studio",
+    page_icon=str(Path(__file__).parent / "assets" / "icon.svg"),
+    layout="wide",
+)
 page = st.navigation(PAGES(), position="sidebar")
 chrome()
 page.run()
