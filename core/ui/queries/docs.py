@@ -62,7 +62,7 @@ def versions(wh: Warehouse, tool: str) -> pd.DataFrame:
         LEFT JOIN labels l USING (doc_id)
         LEFT JOIN cand c USING (doc_id)
         WHERE v.tool = ?
-        ORDER BY v.created_at, v.doc_id
+        ORDER BY v.origin <> 'original', v.created_at, v.doc_id
         """,
         [tool, tool],
     )

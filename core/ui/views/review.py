@@ -198,8 +198,10 @@ def diff_view(path: str, before_id: str, after_id: str) -> None:
 
 
 def _after_write(message: str) -> None:
+    """Forget cached reads and rerun, so every table on the page shows the new audit row."""
     refresh()
-    st.toast(message, icon=":material/check_circle:")
+    st.session_state["review_toast"] = message
+    st.rerun()
 
 
 def decide(path: str, tool: str, doc_id: str) -> None:
@@ -391,6 +393,8 @@ def render() -> None:
     )
     if "flash" in st.session_state:
         st.success(st.session_state.pop("flash"), icon=":material/check_circle:")
+    if "review_toast" in st.session_state:
+        st.toast(st.session_state.pop("review_toast"), icon=":material/check_circle:")
     path = current_path()
     picked = pickers(path)
     if picked is None:
