@@ -20,7 +20,7 @@ Rules (RULES_VERSION), in order; a field that fails one is rejected with the rea
    it is treated as an example query and must pass the grounding rule.
 
 7. when_to_use and limitations must not repeat function_description (Jaccard of
-   content words >= 0.8).
+   content words >= 0.9).
 
 Then, when a judge model is configured, each field that passed the rules is
 sent to it (one call per field). Its JSON verdict has `supported`, `evidence`
@@ -44,7 +44,7 @@ from core.expansion.profile import PROFILE_FIELDS, REQUIRED_FIELDS
 from core.expansion.prompts import judge_messages, judge_schema
 from core.retrieval.text import tokenize
 
-RULES_VERSION = "rules-2"
+RULES_VERSION = "rules-3"
 GROUNDING = 0.75
 MIN_TAGS = 2
 GENERIC = frozenset(
@@ -96,9 +96,9 @@ def _degenerate(text: str) -> bool:
 
 
 def _same(a: str, b: str) -> bool:
-    """Two texts with (nearly) the same content words: Jaccard >= 0.8."""
+    """Two texts with (nearly) the same content words: Jaccard >= 0.9."""
     ta, tb = set(content_terms(a)), set(content_terms(b))
-    return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= 0.8
+    return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= 0.9
 
 
 def _check_prose(name: str, text: str, vocab: set[str]) -> str | None:
