@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from core.fields import BY_CODE, CODES
-from core.ui import charts
+from core.ui import charts, docedit
 from core.ui import components as ui
 from core.ui.queries import diagnoses as q
 from core.ui.state import current_path
@@ -71,7 +71,16 @@ def operations(value: Any) -> pd.DataFrame:
         ops = ops.get("operations", [ops])
     if not isinstance(ops, list):
         return pd.DataFrame()
-    df = pd.DataFrame([o if isinstance(o, dict) else {"operation": str(o)} for o in ops])
+    rows = []
+    for o in ops:
+        o = dict(o) if isinstance(o, dict) else {"operation": str(o)}
+        if isinstance(o.get("support"), list):
+            o["support"] = len(o["support"])  # episode ids behind the operation -> how many traces
+        if "content" in o:
+            text = docedit.format_value(o["content"]) if o["content"] is not None else ""
+            o["content"] = text if len(text) <= 160 else text[:157] + "…"
+        rows.append(o)
+    df = pd.DataFrame(rows)
     for col in ("op", "operation"):
         if col in df.columns:
             df = df.rename(columns={col: "Operation"})
