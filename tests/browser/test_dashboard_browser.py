@@ -125,6 +125,13 @@ def visit(pg, base: str, path: str, title: str) -> None:  # noqa: ANN001
     pg.goto(f"{base}/{path}")
     pg.get_by_role("heading", name=title, level=1).wait_for()
     settle(pg)
+    # charts draw after the script run: wait until every plotly chart has its SVG
+    pg.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+        ".every(c => c.querySelector('svg.main-svg'))",
+        timeout=SLOW,
+        polling=250,
+    )
     assert pg.get_by_test_id("stException").count() == 0, f"{path}: exception on the page"
 
 

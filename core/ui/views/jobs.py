@@ -34,23 +34,26 @@ STATUS_BADGE = {
 }
 
 
-def eval_argv(benchmark: str, docset: str, split: str, model: str, agent: str, warehouse: str) -> list[str]:
+def eval_argv(
+    benchmark: str,
+    docset: str,
+    split: str,
+    model: str,
+    agent: str,
+    warehouse: str,
+    repeats: int = 1,
+    limit: int | None = None,
+) -> list[str]:
     """The `docschisel` arguments of an evaluation job."""
-    return [
-        "eval",
-        "--benchmark",
-        benchmark,
-        "--docs",
-        docset,
-        "--split",
-        split,
-        "--model",
-        model,
-        "--agent",
-        agent,
-        "--warehouse",
-        warehouse,
-    ]
+    argv = [
+        "eval", "--benchmark", benchmark, "--docs", docset, "--split", split, "--model", model,
+        "--agent", agent, "--warehouse", warehouse,
+    ]  # fmt: skip
+    if repeats > 1:
+        argv += ["--repeats", str(int(repeats))]
+    if limit:
+        argv += ["--limit", str(int(limit))]
+    return argv
 
 
 def eval_available() -> bool:
@@ -90,12 +93,16 @@ def start_form(path: str) -> None:
         split = c[2].selectbox(
             "Split", SPLITS, key="job_split", help="Evaluate on the held-out test split by default"
         )
-        c = st.columns([2, 1, 1], vertical_alignment="bottom")
+        c = st.columns([2, 1, 1, 1, 1.4], vertical_alignment="bottom")
         models = list(dict.fromkeys([DEFAULT_MODEL, *tq.filter_options(path)["model"]]))
         model = c[0].selectbox("Model", models, key="job_model", accept_new_options=True)
         agent = c[1].selectbox("Agent paradigm", PARADIGMS, key="job_agent")
+        repeats = c[2].number_input("Repeats", 1, 10, 1, key="job_repeats")
+        limit = c[3].number_input(
+            "Task sample", 0, 100_000, 0, key="job_limit", help="A seeded sample of N tasks; 0 = every task"
+        )
         ready = eval_available()
-        if c[2].button(
+        if c[4].button(
             "Start evaluation",
             type="primary",
             icon=":material/play_arrow:",
@@ -103,14 +110,11 @@ def start_form(path: str) -> None:
             key="start_eval",
             width="stretch",
         ):
-            argv = eval_argv(benchmark, docset, split, model, agent, path)
+            argv = eval_argv(benchmark, docset, split, model, agent, path, int(repeats), int(limit) or None)
             params = {
-                "benchmark": benchmark,
-                "docset": docset,
-                "split": split,
-                "model": model,
-                "agent": agent,
-            }
+                "benchmark": benchmark, "docset": docset, "split": split, "model": model, "agent": agent,
+                "repeats": int(repeats), "limit": int(limit) or None,
+            }  # fmt: skip
             job_id = jobs.start_job(wh(), "eval", argv, params)
             st.toast(f"Started {job_id}", icon=":material/play_arrow:")
         if not ready:

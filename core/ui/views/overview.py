@@ -25,9 +25,9 @@ def headline(h: dict) -> None:
     tokens = (h["episode_tokens"] or 0) + (h["llm_tokens"] or 0)
     m[5].metric(
         "Tokens",
-        ui.number(tokens),
+        ui.number(tokens) if tokens else "–",
         border=True,
-        help=f"Agents and optimizers; cost ${float(h['cost'] or 0):,.2f}",
+        help=f"Agents and optimizers (– when not recorded, e.g. imported traces); cost ${float(h['cost'] or 0):,.2f}",
     )
 
 

@@ -282,7 +282,7 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
         with st.container(border=True):
             if kind == "thought":
                 st.markdown(f"**{n}. Thought** &nbsp; :material/psychology:")
-                st.markdown(f"*{e['text'] or ''}*")
+                st.text(e["text"] or "", width="stretch")  # model text: never parsed as Markdown
             elif kind == "tool_call":
                 check = check_of[id(e)]
                 c = st.columns([2, 3], vertical_alignment="center")
@@ -299,7 +299,7 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
                     _long_text(str(e["output"]))
             elif kind == "final_answer":
                 st.markdown(f"**{n}. Final answer** &nbsp; :material/flag:")
-                st.markdown(e["text"] or "*(empty)*")
+                st.text(e["text"] or "(empty)", width="stretch")
             elif kind == "error":
                 st.markdown(f"**{n}. Episode ended with an error** &nbsp; :material/report:")
                 st.error(f"{e['text'] + ': ' if e['text'] else ''}{e['error'] or ''}")
@@ -359,8 +359,10 @@ def episode_view(detail: dict[str, Any]) -> None:
     m[0].metric("Outcome", "Success" if ep["success"] else "Failed", border=True)
     m[1].metric("Tool choice", "Correct" if ep["tool_correct"] else "Wrong", border=True)
     m[2].metric("Steps", int(ep["n_steps"] or 0), border=True)
-    m[3].metric("Tokens", ui.number((ep["tokens_in"] or 0) + (ep["tokens_out"] or 0)), border=True)
-    m[4].metric("Latency", f"{float(ep['latency_s'] or 0):.1f} s", border=True)
+    tokens = int(ep["tokens_in"] or 0) + int(ep["tokens_out"] or 0)
+    latency = float(ep["latency_s"] or 0)
+    m[3].metric("Tokens", ui.number(tokens) if tokens else "–", border=True, help="– when not recorded")
+    m[4].metric("Latency", f"{latency:.1f} s" if latency else "–", border=True, help="– when not recorded")
     m[5].metric("Failure class", ep["error_class"] or "–", border=True)
     st.caption(
         f"Model **{ep['model']}** · {ep['paradigm']} · run *{detail['run_label']}* · docs *{detail['docset_label']}*"
