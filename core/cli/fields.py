@@ -56,19 +56,39 @@ def list_fields(fmt: str) -> None:
 
 
 @command.command("coverage")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=False, type=click.Path(exists=True))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def coverage_cmd(paths: tuple[str, ...], fmt: str) -> None:
+@click.option(
+    "--docset", "docsets", multiple=True, help="A warehouse doc-set id (or the run that made it); repeatable."
+)
+@click.option(
+    "--warehouse",
+    default=None,
+    envvar="DOCSCHISEL_WAREHOUSE",
+    type=click.Path(dir_okay=False),
+    help="Warehouse holding the --docset doc sets.",
+)
+def coverage_cmd(paths: tuple[str, ...], fmt: str, docsets: tuple[str, ...], warehouse: str | None) -> None:
     """Share of tools providing each field, per doc collection.
 
     Each PATH is a doc file (any supported format) or a folder. A benchmark
     data folder (holding workbench/ and api-bank/) is split into its datasets.
+    Each --docset adds a generated doc set from the warehouse (only the tools
+    its method worked on).
     """
     from core.docs.coverage import collections_from_path, coverage_matrix, field_label
 
+    if not paths and not docsets:
+        raise click.UsageError("give at least one PATH or --docset")
     collections: dict = {}
-    for path in paths:
-        for name, docs in collections_from_path(path).items():
+    sources = [collections_from_path(path) for path in paths]
+    if docsets:
+        from core.study.composition import warehouse_collections
+        from core.warehouse import Warehouse
+
+        sources.append(warehouse_collections(Warehouse(warehouse), list(docsets)))
+    for found in sources:
+        for name, docs in found.items():
             key = name
             while key in collections:
                 key += "'"
