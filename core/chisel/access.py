@@ -136,3 +136,18 @@ def load_traces(warehouse, run_id: str, task_ids: Iterable[str] | None = None) -
             )
         )
     return out
+
+
+def mark_error_outputs(traces: list[Trace], is_error) -> list[Trace]:
+    """Traces whose tool outputs that are rejections (per `is_error`) are moved to the step's error."""
+    out = []
+    for t in traces:
+        steps = []
+        changed = False
+        for s in t.steps:
+            if not s.get("error") and s.get("output") is not None and is_error(s["output"]):
+                s = {**s, "error": s["output"], "output": None}
+                changed = True
+            steps.append(s)
+        out.append(t.model_copy(update={"steps": tuple(steps)}) if changed else t)
+    return out

@@ -42,8 +42,9 @@ def resolve_export(warehouse, ref: str) -> tuple[DocSet, dict[str, Any]]:
     if docset is None:
         raise KeyError(f"{ref!r} is neither a doc-set id nor an optimize run id in {warehouse.path}")
     status = warehouse.rows(
-        "SELECT detail FROM run_status WHERE run_id = ? AND status IN ('finished', 'cancelled') ORDER BY ts DESC LIMIT 1",
-        [ref],
+        "SELECT detail FROM run_status WHERE status IN ('finished', 'cancelled') "
+        "AND (run_id = ? OR json_extract_string(detail, '$.docset_id') = ?) ORDER BY ts DESC LIMIT 1",
+        [ref, docset.docset_id],
     )
     if status and status[0][0]:
         return docset, {"origin": "docschisel", **json.loads(status[0][0])}

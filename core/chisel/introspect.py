@@ -118,3 +118,29 @@ def signature(benchmark: Any, tool: str, original: ToolDoc) -> list[ParamSig]:
     elif name.startswith("workbench"):
         found = _workbench(tool)
     return found or from_doc(original)
+
+
+def error_output_check(benchmark: Any):
+    """A predicate telling tool outputs that are really rejections (WorkBench returns them as text).
+
+    A benchmark may define `is_error_output(text) -> bool`; WorkBench's known
+    validation messages are used for WorkBench; otherwise outputs starting with
+    "Error" count as errors.
+    """
+    hook = getattr(benchmark, "is_error_output", None)
+    if callable(hook):
+        return hook
+    known: frozenset[str] = frozenset()
+    if getattr(benchmark, "name", "").startswith("workbench"):
+        try:
+            from core.benchmarks.workbench.tools.registry import ERROR_MESSAGES
+
+            known = frozenset(ERROR_MESSAGES)
+        except ImportError:  # pragma: no cover
+            pass
+
+    def check(text: str | None) -> bool:
+        t = (text or "").strip()
+        return t in known or t.lower().startswith("error")
+
+    return check

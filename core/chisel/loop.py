@@ -32,10 +32,10 @@ from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
 from core.chisel import store
-from core.chisel.access import GroundTruth, load_traces
+from core.chisel.access import GroundTruth, load_traces, mark_error_outputs
 from core.chisel.config import OptimizeConfig
 from core.chisel.engine import Engine, IterationRecord, Observations, ToolContext, make_engine
-from core.chisel.introspect import signature
+from core.chisel.introspect import error_output_check, signature
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.profile import ToolTasks, tool_tasks
 from core.chisel.types import Evaluation, Trace
@@ -124,6 +124,7 @@ class Optimizer:
         self.progress = progress
         self.cancelled = cancelled or (lambda: False)
         self.key = benchmark_key(self.bench)
+        self.is_error = error_output_check(self.bench)
         self.run_id = ""
 
     # ------------------------------------------------------------------ evaluation
@@ -148,7 +149,7 @@ class Optimizer:
             agent_factory=self.agent_factory,
             parent_run=self.run_id,
         )
-        return res.run_id, load_traces(self.wh, res.run_id)
+        return res.run_id, mark_error_outputs(load_traces(self.wh, res.run_id), self.is_error)
 
     # ------------------------------------------------------------------ main
     def run(self) -> OptimizeResult:

@@ -129,7 +129,10 @@ def command(
         progress=progress,
         cancelled=cancelled,
     )
-    result = opt.run()
+    try:
+        result = opt.run()
+    except KeyError as exc:  # unknown domain or tool: a usage problem, not a crash
+        raise click.UsageError(str(exc.args[0] if exc.args else exc)) from exc
     click.echo("")
     click.echo(
         f"{'tool':<40} {'domain':<14} {'opt':>4} {'val':>4} {'TS0 val':>8} {'best val':>8} {'tokens':>11} {'min':>6}"
