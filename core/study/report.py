@@ -78,4 +78,5 @@ def title(rows: pd.DataFrame) -> str:
         extra = f", {d.get('n_tasks')} tasks, T={d.get('temperature')}"
     except (ValueError, TypeError):
         pass
-    return f"{r['benchmark']}/{r['domain']} · {r['model']} · {r['paradigm']} · {int(r['repeats'])} repeats{extra}"
+    reps = int(rows["repeats"].max())
+    return f"{r['benchmark']}/{r['domain']} · {r['model']} · {r['paradigm']} · up to {reps} repeats{extra}"
