@@ -124,6 +124,7 @@ def retrieval_eval(
     wh.register_docset(original, benchmark=bench.name, origin="original", name="original")
     done = _done(wh, run_id, bench.name)
     rows: list[dict[str, Any]] = []
+    changed: dict[str, int] = {}
     for variant, ds in variants.items():
         if variant not in ("original", label):
             wh.register_docset(
@@ -133,8 +134,10 @@ def retrieval_eval(
                 name=ds.name,
                 meta={"expansion_run": expansion_run, "variant": variant},
             )
-        changed = sum(ds[t].doc_id != original[t].doc_id for t in original)
-        for retriever in retrievers:
+        changed[variant] = sum(ds[t].doc_id != original[t].doc_id for t in original)
+    # retriever-major: the fast sparse results are complete before the slow dense ones start
+    for retriever in retrievers:
+        for variant, ds in variants.items():
             if (variant, retriever) in done:
                 log(f"  {variant:<28} {retriever:<6} already stored")
                 continue
@@ -153,7 +156,7 @@ def retrieval_eval(
                     "ndcg": res.metrics[f"ndcg@{k}"],
                     "recall": res.metrics[f"recall@{k}"],
                     "comprehensiveness": res.metrics[f"comprehensiveness@{k}"],
-                    "detail": {"changed_tools": changed},
+                    "detail": {"changed_tools": changed[variant]},
                     "created_at": ts,
                 }
                 for k in ks
@@ -181,7 +184,7 @@ def retrieval_eval(
             log(
                 f"  {variant:<28} {retriever:<6} nDCG@{k} {res.metrics[f'ndcg@{k}']:.3f}  "
                 f"R@{k} {res.metrics[f'recall@{k}']:.3f}  C@{k} {res.metrics[f'comprehensiveness@{k}']:.3f}  "
-                f"({changed} tools changed)"
+                f"({changed[variant]} tools changed)"
             )
     wh.set_run_status(run_id, "finished", {"variants": len(variants), "queries": len(queries)})
     return {"run_id": run_id, "rows": rows, "queries": len(queries)}
