@@ -45,6 +45,7 @@ def main() -> None:
     ap.add_argument("--max-opt", type=int, default=4)
     ap.add_argument("--max-val", type=int, default=2)
     ap.add_argument("--test-per-tool", type=int, default=6)
+    ap.add_argument("--test-seed", type=int, default=0, help="seed of the test sample (the same for every run)")
     ap.add_argument("--repeats", type=int, default=1, help="test repeats (greedy decoding repeats itself)")
     ap.add_argument("--max-steps", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=1800.0)
@@ -89,7 +90,7 @@ def main() -> None:
                     f"optimized {name} seed {seed} in {(time.monotonic() - t0) / 60:.1f} min: run {result.run_id}"
                 )
                 test = evaluate_on_test(
-                    wh, result.run_id, bench, per_tool=args.test_per_tool, repeats=args.repeats, seed=seed
+                    wh, result.run_id, bench, per_tool=args.test_per_tool, repeats=args.repeats, seed=args.test_seed
                 )
                 stamp(f"test {name} seed {seed}: {json.dumps(test)}")
                 summary.append({"setting": name, "seed": seed, "run_id": result.run_id, **test})

@@ -67,6 +67,12 @@ def test_optimizer_fixes_the_toy_doc_and_stores_lineage(shop_run) -> None:
     assert wh.scalar("SELECT count(*) FROM plans WHERE run_id = ? AND scope = 'trace'", [result.run_id]) > 0
     # the result is a registered doc set the eval CLI can resolve from the run id
     assert resolve_docset(wh, result.run_id).docset_id == result.docset_id
+    origin, meta = wh.rows("SELECT origin, meta FROM doc_sets WHERE docset_id = ?", [result.docset_id])[0]
+    assert origin == "docschisel" and json.loads(meta)["run_id"] == result.run_id
+    assert set(wh.rows("SELECT DISTINCT origin FROM doc_sets WHERE name LIKE 'docschisel candidate%'")) <= {
+        ("docschisel-candidate",),
+        ("docschisel",),
+    }
     assert export_docset(result.docset, "openai")[0]["type"] == "function"
     assert {t["name"] for t in export_docset(result.docset, "mcp")["tools"]} == set(result.docset)
     # inputs are never mutated

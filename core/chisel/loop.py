@@ -231,6 +231,7 @@ class Optimizer:
             meta=meta,
             parents={r.tool: r.original.doc_id for r in result.tools},
         )
+        store.promote_candidate_docset(self.wh, final, final.name, meta)
         status = "cancelled" if result.cancelled else "finished"
         self.wh.set_run_status(
             self.run_id,
@@ -462,7 +463,7 @@ class Optimizer:
         self.wh.register_docset(
             docset_n,
             benchmark=self.bench.name,
-            origin="docschisel",
+            origin="docschisel-candidate",
             name=docset_n.name,
             meta={"run_id": self.run_id, "tool": tool, "iteration": n, "candidate": True},
             parents={tool: ctx.original.doc_id},

@@ -171,6 +171,22 @@ def store_selection(wh, run_id: str, tool: str, doc: ToolDoc, reason: str) -> No
     )
 
 
+def promote_candidate_docset(wh, docset: DocSet, name: str, meta: Mapping[str, Any]) -> None:
+    """Label a doc set first stored as a candidate as the optimizer's result.
+
+    When a single tool changed, the result is byte-identical to the doc set
+    that evaluated that tool's winning candidate, so it is already stored
+    (under origin `docschisel-candidate`). Doc-set rows are catalogue entries,
+    not traces: promoting the label is the one update the optimizer makes.
+    """
+    with wh.transaction() as con:
+        con.execute(
+            "UPDATE doc_sets SET origin = 'docschisel', name = ?, meta = ? "
+            "WHERE docset_id = ? AND origin = 'docschisel-candidate'",
+            [name, json.dumps(dict(meta), default=str), docset.docset_id],
+        )
+
+
 def store_tool_summary(wh, row: Mapping[str, Any]) -> None:
     data = dict(row)
     data["detail"] = json.dumps(data.get("detail") or {}, ensure_ascii=False, default=str)
