@@ -280,3 +280,87 @@ def test_export_formats_round_trip(fmt: str) -> None:
         assert [t["function"]["name"] for t in out] == [openai_name(t) for t in docs]
     else:
         assert [t["name"] for t in out["tools"]] == list(docs) and "inputSchema" in out["tools"][0]
+
+
+def test_merge_pools_duplicates_normalises_and_resolves_conflicts() -> None:
+    from core.chisel.memory import DomainMemory
+    from core.chisel.merge import merge_plans
+    from core.chisel.types import Operation, Plan
+
+    original = ShopBench().original_docs()["shop.order"]  # has FD, IPD, IPT, CI; lacks UE, PRF, UG
+    plans = [
+        Plan(
+            tool="shop.order",
+            scope="trace",
+            operations=[
+                Operation(op="Add", field="FD", reason="a", support=["e1"]),
+                Operation(op="Refine", field="UE", reason="b", support=["e1"]),
+                Operation(op="Remove", field="CI", reason="c", support=["e1"]),
+            ],
+        ),
+        Plan(
+            tool="shop.order",
+            scope="trace",
+            operations=[
+                Operation(op="Refine", field="FD", reason="a2", support=["e2"]),
+                Operation(op="Remove", field="UG", reason="d", support=["e2"]),
+                Operation(op="Refine", field="CI", reason="e", support=["e2"]),
+                Operation(op="Refine", field="CI", reason="f", support=["e3"]),
+            ],
+        ),
+    ]
+    merged = merge_plans("shop.order", plans, original, DomainMemory("shop"))
+    ops = {o.field: o for o in merged.operations}
+    assert ops["FD"].op == "Refine" and ops["FD"].support == [
+        "e1",
+        "e2",
+    ]  # Add on a present field -> Refine, pooled
+    assert ops["UE"].op == "Add"  # Refine on an absent field -> Add
+    assert "UG" not in ops  # nothing to remove
+    assert ops["CI"].op == "Refine" and ops["CI"].support == ["e2", "e3"]  # 2 traces beat 1
+    assert any("conflict on CI" in n for n in merged.notes)
+
+
+def test_synthesisers_read_enumerations_formats_and_signatures(warehouse) -> None:
+    from core.benchmarks.splits import get_or_create_split
+    from core.chisel.access import GroundTruth
+    from core.chisel.engine import Observations, ToolContext
+    from core.chisel.introspect import signature
+    from core.chisel.memory import DomainMemory
+    from core.chisel.synth import Synth, value_format
+
+    bench = ShopBench(n=24, quote_tasks=0)
+    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
+    original = bench.original_docs()
+    doc = original["shop.order"]
+    ctx = ToolContext(
+        benchmark=bench,
+        tool="shop.order",
+        domain="shop",
+        original=doc,
+        current=doc,
+        docset=original,
+        iteration=1,
+        seed=0,
+        gt=GroundTruth(warehouse, "probe", split, bench.tasks()),
+        signature=signature(bench, "shop.order", doc),
+        opt_task_ids=split.ids("opt"),
+        observations=Observations(),
+    )
+    ctx.observations.errors.append(("Item must be one of 'item1', 'item2'", {"item": "x"}))
+    ctx.observations.outputs.append("{'order_id': 'o-1', 'status': 'placed'}")
+    synth = Synth(ctx, [], DomainMemory("shop"))
+    assert synth("Add", "PRF") == {"item": True, "qty": True, "date": True}
+    assert synth("Refine", "IPT")["item"] == 'Literal["item1", "item2"]'
+    assert synth("Refine", "IPT")["date"] == "str (YYYY-MM-DD)"
+    assert synth("Add", "RPN") == ["order_id", "status"]
+    assert "item must be one of" in synth("Add", "IC").lower()
+    assert all("shop.order(" in e for e in synth("Add", "UE"))
+    assert (
+        value_format(["2024-01-01", "2023-12-31"]) == "YYYY-MM-DD"
+        and value_format(["a", "2024-01-01"]) is None
+    )
+    gt_parts = (
+        {r[0] for r in warehouse.rows("SELECT part FROM chisel_gt_access")} if ctx.gt.flush() else set()
+    )
+    assert gt_parts == {"opt"}
