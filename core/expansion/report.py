@@ -17,7 +17,10 @@ def _has(wh, name: str) -> bool:
 
 
 def expansion_runs(wh) -> pd.DataFrame:
-    """One row per finished expansion run: models, tools, fields accepted/rejected, doc tokens."""
+    """The latest finished expansion run per (benchmark, models): tools, fields accepted/rejected, tokens.
+
+    Earlier runs of the same models (older prompt or rule versions) are superseded and not shown.
+    """
     return wh.query(
         f"""
         SELECT r.run_id, r.benchmark,
@@ -32,7 +35,9 @@ def expansion_runs(wh) -> pd.DataFrame:
                json_extract(s.detail, '$.tokens_expanded')::DOUBLE AS "tokens expanded",
                r.created_at
         FROM runs r JOIN {LATEST_FINISHED} s USING (run_id)
-        WHERE r.kind = 'expansion' ORDER BY r.benchmark, r.created_at
+        WHERE r.kind = 'expansion'
+        QUALIFY row_number() OVER (PARTITION BY r.benchmark, model, judge, strong ORDER BY r.created_at DESC) = 1
+        ORDER BY r.benchmark, r.created_at
         """
     )
 
@@ -118,15 +123,15 @@ def ablation_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sample_rejections(wh, limit: int = 8) -> pd.DataFrame:
+def sample_rejections(wh, run_ids: list[str], limit: int = 10) -> pd.DataFrame:
     return wh.query(
         """
         SELECT a.benchmark, a.tool, v.field, v.stage, left(v.content, 70) AS content, left(v.reason, 90) AS reason
         FROM expansion_verdicts v JOIN expansion_attempts a USING (attempt_id)
-        WHERE NOT v.accepted AND v.content <> ''
-        ORDER BY hash(a.tool || v.field || v.stage) LIMIT ?
+        WHERE NOT v.accepted AND v.content <> '' AND a.run_id IN (SELECT unnest(?::VARCHAR[]))
+        ORDER BY hash(a.run_id || a.tool || v.field || v.stage) LIMIT ?
         """,
-        [limit],
+        [run_ids, limit],
     )
 
 
@@ -158,7 +163,7 @@ def toolrex(wh) -> str | None:
             counts = counts[counts.run_id.isin(labels)]
             counts.insert(0, "run", counts.pop("run_id").map(labels))
             parts += ["", "**Judge outcome per profile field**", "", table(counts)]
-        rej = sample_rejections(wh)
+        rej = sample_rejections(wh, list(runs.run_id))
         if not rej.empty:
             parts += ["", "**Examples of rejected fields**", "", table(rej)]
     if not metrics.empty:
