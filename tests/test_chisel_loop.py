@@ -186,7 +186,7 @@ def test_lower_validation_ts_is_never_accepted(warehouse) -> None:
 
 
 def test_selection_prefers_shorter_doc_on_ties() -> None:
-    from core.chisel.loop import Optimizer
+    from core.chisel.results import select
     from core.chisel.types import Evaluation
 
     d0 = ToolDoc(tool="t", name="t", description="x")
@@ -195,8 +195,8 @@ def test_selection_prefers_shorter_doc_on_ties() -> None:
     ev = Evaluation(
         val_ts=0.5, base_val_ts=0.5, opt_ts=0, base_opt_ts=0, val_run="", opt_run="", accepted=True
     )
-    doc, ts, _ = Optimizer._select(d0, 0.5, [(long, ev, 200, 1), (short, ev, 20, 2)])
+    doc, ts, _ = select(d0, 0.5, [(long, ev, 200, 1), (short, ev, 20, 2)])
     assert doc == short and ts == 0.5
     rejected = ev.model_copy(update={"val_ts": 0.0, "accepted": False})
-    doc, _, why = Optimizer._select(d0, 0.5, [(long, rejected, 200, 1)])
+    doc, _, why = select(d0, 0.5, [(long, rejected, 200, 1)])
     assert doc == d0 and "original" in why

@@ -31,8 +31,12 @@ __all__ = [
 
 def __getattr__(name: str):
     """The loop (and the runner and agents it imports) loads only when used."""
-    if name in ("optimize", "Optimizer", "OptimizeResult", "ToolResult"):
+    if name in ("optimize", "Optimizer"):
         from core.chisel import loop
 
         return getattr(loop, name)
+    if name in ("OptimizeResult", "ToolResult"):
+        from core.chisel import results
+
+        return getattr(results, name)
     raise AttributeError(name)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from core.agents.base import AgentConfig
@@ -38,60 +37,13 @@ from core.chisel.engine import Engine, IterationRecord, Observations, ToolContex
 from core.chisel.introspect import error_output_check, signature
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.profile import ToolTasks, tool_tasks
+from core.chisel.results import OptimizeResult, ToolResult, passing, resumed_tool, select, success_rate
 from core.chisel.types import Evaluation, Trace
 from core.docs import DocSet, ToolDoc
 from core.docs.tokens import token_length
 from core.runner import RunPlan, run
 
 Log = Callable[[str], None]
-
-
-@dataclass
-class ToolResult:
-    tool: str
-    domain: str
-    n_opt: int
-    n_val: int
-    base_val_ts: float
-    base_opt_ts: float
-    best_val_ts: float
-    original: ToolDoc
-    selected: ToolDoc
-    iterations: int
-    accepted: int
-    minutes: float
-    optimizer_tokens: int
-    agent_tokens: int
-    reason: str
-    resumed: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return self.selected.doc_id != self.original.doc_id
-
-
-@dataclass
-class OptimizeResult:
-    run_id: str
-    docset: DocSet
-    docset_id: str
-    split_id: str
-    tools: list[ToolResult] = field(default_factory=list)
-    minutes: float = 0.0
-    profile_minutes: float = 0.0
-    cancelled: bool = False
-
-
-def _ts(traces: Sequence[Trace]) -> float:
-    return sum(t.success for t in traces) / len(traces) if traces else 0.0
-
-
-def _passing(traces: Sequence[Trace]) -> dict[str, bool]:
-    """task -> passes (success in at least half of its repeats)."""
-    rates: dict[str, list[bool]] = {}
-    for t in traces:
-        rates.setdefault(t.task_id, []).append(t.success)
-    return {k: sum(v) * 2 >= len(v) for k, v in rates.items()}
 
 
 class Optimizer:
@@ -290,34 +242,12 @@ class Optimizer:
         cfg = self.config
         tool, d0 = tt.tool, original[tt.tool]
         p = prof[tool]
-        base_val, base_opt = _ts(p["val"]), _ts(p["opt"])
-        d0_pass = _passing(p["opt"])
+        base_val, base_opt = success_rate(p["val"]), success_rate(p["opt"])
+        d0_pass = passing(p["opt"])
         resumed = store.finished_tool(self.wh, self.run_id, tool)
         if resumed is not None:
-            doc = self.wh.load_doc(resumed["selected_doc_id"])
-            mem = (resumed["detail"] or {}).get("memory")
-            if mem is not None and memory.enabled:
-                restored = DomainMemory.restore(memory.domain, mem, True)
-                memory.entries = restored.entries
-            self.log(f"[{tt.domain}] {tool}: already optimized in this run (resumed), selected {doc.doc_id}")
-            return ToolResult(
-                tool,
-                tt.domain,
-                len(tt.opt),
-                len(tt.val),
-                base_val,
-                base_opt,
-                float(resumed["best_val_ts"]),
-                d0,
-                doc,
-                int(resumed["iterations"]),
-                int(resumed["accepted"]),
-                float(resumed["minutes"]),
-                int(resumed["optimizer_tokens"]),
-                int(resumed["agent_tokens"]),
-                (resumed["detail"] or {}).get("reason", ""),
-                True,
-            )
+            self.log(f"[{tt.domain}] {tool}: already optimized in this run (resumed)")
+            return resumed_tool(self.wh, resumed, tt, d0, base_val, base_opt, memory)
         t0 = time.monotonic()
         self.log(
             f"[{tt.domain}] {tool}: {len(tt.opt)} opt / {len(tt.val)} val tasks, TS0 val {base_val:.2f}, opt {base_opt:.2f}"
@@ -364,7 +294,7 @@ class Optimizer:
             candidates.append((cand, evaluation, token_length(cand), n))
             ctx.current = cand
             failed = new_failed
-        doc, best_val, why = self._select(d0, base_val, candidates)
+        doc, best_val, why = select(d0, base_val, candidates)
         reason = f"{why}" + (f"; stopped: {reason}" if reason else "")
         store.store_selection(self.wh, self.run_id, tool, doc, reason)
         minutes = (time.monotonic() - t0) / 60
@@ -471,15 +401,15 @@ class Optimizer:
         val_run, val_traces = self._evaluate(docset_n, tt.val, "val", "chisel-eval", {"tool": tool})
         opt_run, opt_traces = self._evaluate(docset_n, tt.opt, "opt", "chisel-eval", {"tool": tool})
         ctx.observations.absorb(opt_traces, tool)
-        now_pass = _passing(opt_traces)
+        now_pass = passing(opt_traces)
         regressions = sorted(t for t, ok in d0_pass.items() if ok and not now_pass.get(t, False))
         fixed = sorted(t for t, ok in d0_pass.items() if not ok and now_pass.get(t, False))
         new_failed = [t for t in opt_traces if not t.success]
-        val_ts = _ts(val_traces)
+        val_ts = success_rate(val_traces)
         evaluation = Evaluation(
             val_ts=val_ts,
             base_val_ts=base_val,
-            opt_ts=_ts(opt_traces),
+            opt_ts=success_rate(opt_traces),
             base_opt_ts=base_opt,
             val_run=val_run,
             opt_run=opt_run,
@@ -516,26 +446,6 @@ class Optimizer:
             f"{len(fixed)} fixed, {len(regressions)} regressions -> {'accepted' if evaluation.accepted else 'rejected'}"
         )
         return cand, evaluation, new_failed
-
-    @staticmethod
-    def _select(
-        d0: ToolDoc, base_val: float, candidates: list[tuple[ToolDoc, Evaluation, int, int]]
-    ) -> tuple[ToolDoc, float, str]:
-        """Best accepted by validation TS, ties to the shortest doc (then the earliest); else the original."""
-        accepted = [c for c in candidates if c[1].accepted]
-        if not accepted:
-            why = (
-                "no candidate reached the original validation TS"
-                if candidates
-                else "no candidate was generated"
-            )
-            return d0, base_val, f"original kept: {why}"
-        doc, ev, tokens, n = sorted(accepted, key=lambda c: (-c[1].val_ts, c[2], c[3]))[0]
-        return (
-            doc,
-            ev.val_ts,
-            f"iteration {n}: best accepted val TS {ev.val_ts:.2f} (original {base_val:.2f}), {tokens} tokens",
-        )
 
     def _optimizer_tokens(self, tool: str) -> int:
         from core.llm import LEDGER
