@@ -261,7 +261,7 @@ WITH ev AS (
            bool_or(status = 'cancel_requested') AS cancel_req,
            arg_max(done, ts) FILTER (WHERE total IS NOT NULL) AS done,
            arg_max(total, ts) FILTER (WHERE total IS NOT NULL) AS total,
-           arg_max(message, ts) FILTER (WHERE coalesce(message, '') <> '') AS message
+           arg_max(coalesce(message, ''), ts) AS message
     FROM job_events
     {where}
     GROUP BY job_id
