@@ -7,6 +7,10 @@ from typing import Any
 
 from core.agents.base import AgentConfig
 
+# Part of the run id: bump it when a change makes the optimizer decide differently, so that
+# re-running a command after such a change starts a new run instead of resuming an old one.
+ALGORITHM_VERSION = "docschisel-1"
+
 
 @dataclass(frozen=True)
 class OptimizeConfig:
@@ -53,4 +57,5 @@ class OptimizeConfig:
         d["tools"] = sorted(self.tools)
         d["engine"] = engine
         d["optimizer_model"] = optimizer_model
+        d["algorithm"] = ALGORITHM_VERSION
         return d
