@@ -81,6 +81,8 @@ def command(
                         click.echo(
                             f"    rejected ({v.stage}, attempt {att.attempt}) {v.field}: {v.reason[:160]}"
                         )
+                    elif v.stage == "rule" and v.reason != "ok":
+                        click.echo(f"    kept {v.field}, dropped: {v.reason[:160]}")
 
         summary = run_expansion(
             wh,

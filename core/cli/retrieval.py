@@ -21,7 +21,11 @@ def command() -> None:
 
 @command.command("eval", context_settings={"show_default": True})
 @click.option("--benchmark", "-b", "benchmarks", default="api-bank", help="Comma-separated benchmarks.")
-@click.option("--docs", default="original", help="original | expanded | doc-set id | doc JSON file.")
+@click.option(
+    "--docs",
+    default="original",
+    help="original | expanded (latest expansion) | expansion run id | doc-set id | doc JSON file.",
+)
 @click.option("--retriever", "retrievers", default="bm25,dense", help="Comma-separated: bm25, dense.")
 @click.option("--k", "ks", default="10", help="Cut-offs, comma-separated (e.g. 5,10).")
 @click.option("--ablation", is_flag=True, help="Add-one / one-out over the Tool-REX profile fields.")
