@@ -90,6 +90,22 @@ def retrieval_table(wh, k: int = 10) -> pd.DataFrame:
     )
 
 
+def paired_p(wh, run_id: str, benchmark: str, retriever: str, variant: str) -> float | None:
+    """Two-sided Wilcoxon signed-rank p of per-query nDCG, `variant` vs original in the same run."""
+    df = wh.query(
+        """SELECT o.ndcg AS base, v.ndcg AS var FROM retrieval_rankings o JOIN retrieval_rankings v
+             ON v.run_id = o.run_id AND v.benchmark = o.benchmark AND v.retriever = o.retriever AND v.qid = o.qid
+           WHERE o.run_id = ? AND o.benchmark = ? AND o.retriever = ? AND o.variant = 'original' AND v.variant = ?""",
+        [run_id, benchmark, retriever, variant],
+    )
+    diff = (df["var"] - df["base"]).to_numpy()
+    if len(diff) == 0 or not diff.any():
+        return None
+    from scipy.stats import wilcoxon
+
+    return float(wilcoxon(diff, zero_method="wilcox").pvalue)
+
+
 def ablation_table(df: pd.DataFrame) -> pd.DataFrame:
     """Add-one deltas vs original and one-out deltas vs the full expansion, in points (x100)."""
     rows = []
@@ -170,7 +186,15 @@ def toolrex(wh) -> str | None:
         main = metrics[~metrics.variant.str.contains(":")].copy()
         main.loc[main.variant == "original", "expansion"] = "-"
         cols = ["benchmark", "retriever", "variant", "expansion", "ndcg", "recall", "comprehensiveness"]
-        shown = main[cols + ["n_queries", "n_tools", "changed"]].drop_duplicates(cols)
+        shown = main[cols + ["n_queries", "n_tools", "changed", "run_id"]].drop_duplicates(cols).copy()
+        shown["p vs original"] = [
+            None if r.variant == "original" else paired_p(wh, r.run_id, r.benchmark, r.retriever, r.variant)
+            for r in shown.itertuples(index=False)
+        ]
+        shown["p vs original"] = shown["p vs original"].map(
+            lambda p: "" if p is None or pd.isna(p) else f"{p:.2g}"
+        )
+        shown = shown.drop(columns="run_id")
         shown = shown.assign(first=shown.variant != "original").sort_values(
             ["benchmark", "retriever", "first"]
         )
@@ -186,7 +210,8 @@ def toolrex(wh) -> str | None:
             "",
             "**Tool retrieval** (`docschisel retrieval eval`): each task's query against the benchmark's whole "
             "tool pool, gold = the tools of its ground truth; BM25 (rank-bm25, identifier-aware terms, "
-            "stop-words) and dense (all-MiniLM-L6-v2, chunk-pooled docs).",
+            "stop-words) and dense (all-MiniLM-L6-v2, chunk-pooled docs). p: two-sided Wilcoxon signed-rank "
+            "test of per-query nDCG against the original docs.",
             "",
             table(shown, floatfmt=".3f"),
         ]
