@@ -43,7 +43,7 @@ def test_every_page_renders_on_a_seeded_warehouse(seeded: tuple[Path, dict]) -> 
     assert any("DC vs OG" in str(df.value.to_dict()) for df in at.dataframe)
     show(at, "diagnoses")
     assert at.selectbox(key="dg_run").value == seeded[1]["optimize_run"]
-    assert len(at.get("plotly_chart")) == 1  # the heatmap
+    assert len(at.get("plotly_chart")) == 2  # fields across tools, and across the tool's failed traces
     show(at, "data")
     assert any("Episodes" == m.label for m in at.metric)
 

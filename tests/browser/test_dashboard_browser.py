@@ -222,6 +222,19 @@ def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
     shoot(page, "02b-trace-open")
 
 
+def test_a_point_of_a_box_plot_opens_its_traces(server, page) -> None:  # noqa: ANN001
+    base, _ = server
+    visit(page, base, "compare", "Compare methods")
+    points = page.get_by_test_id("stPlotlyChart").first.locator("g.points path.point")
+    points.first.wait_for(state="attached")
+    assert points.count() > 4
+    points.last.click(force=True)
+    page.get_by_role("heading", name="Traces", level=1).wait_for()
+    settle(page)
+    assert "run=" in page.url and "docset=" in page.url and "split=test" in page.url
+    page.get_by_role("heading", name="Ground truth").wait_for()
+
+
 def test_approve_a_candidate_doc(server, page) -> None:  # noqa: ANN001
     base, path = server
     visit(page, base, "doc_review?tool=email.send_email", "Doc review")

@@ -106,6 +106,30 @@ def heatmap(path: str, run_id: str, iteration: int | None) -> None:
     )
 
 
+def trace_heatmap(path: str, run_id: str, tool: str, iteration: int | None) -> None:
+    """Failed traces of one tool (rows) against the fields their diagnoses implicate (columns)."""
+    df = q.diagnoses_of(path, run_id, tool, iteration)
+    if df.empty:
+        st.caption("No diagnosis for this tool in this selection.")
+        return
+    rows = [
+        {"trace": f"{r.task_id or r.episode_id[:8]} · it{r.iteration}", "field": f, "n": 1}
+        for r in df.itertuples()
+        for f in (r.fields if r.fields is not None else [])
+    ]
+    if not rows:
+        st.caption("These diagnoses implicate no documentation field.")
+        return
+    long = pd.DataFrame(rows)
+    matrix = long.pivot_table(index="trace", columns="field", values="n", aggfunc="sum", fill_value=0)
+    matrix = matrix.reindex(columns=[c for c in CODES if c in matrix.columns])
+    st.plotly_chart(
+        charts.heatmap(matrix, "Implicated documentation field", "Failed trace · iteration", "Diagnoses"),
+        key="diag_trace_heatmap",
+        config={"displaylogo": False},
+    )
+
+
 def diagnoses_table(path: str, run_id: str, tool: str, iteration: int | None) -> None:
     df = q.diagnoses_of(path, run_id, tool, iteration)
     if df.empty:
@@ -275,8 +299,12 @@ def render() -> None:
     URL.push()
     iteration = None if it_value == "all" else int(it_value)
 
-    st.markdown("##### Implicated fields across tools")
-    heatmap(path, run_id, iteration)
+    st.markdown("##### Implicated fields")
+    across_tools, across_traces = st.tabs(["Across tools", f"Across the failed traces of {tool}"])
+    with across_tools:
+        heatmap(path, run_id, iteration)
+    with across_traces:
+        trace_heatmap(path, run_id, tool, iteration)
     st.divider()
     st.markdown(f"##### Failed traces of `{tool}`")
     diagnoses_table(path, run_id, tool, iteration)
