@@ -83,6 +83,10 @@ def test_differ_classifies_failures() -> None:
         assert found[0].cls == expected, (expected, [f.cls for f in found])
     assert compare_values(2, "2") == "wrong_format" and compare_values("Amazon", "amazon ") == "wrong_format"
     assert compare_values("2022-03-12", "2022-03-13") == "wrong_value"
+    assert (
+        compare_values("(9+6)*3", "9 + 6 * 3") == "wrong_value"
+        and compare_values("5*10", " 5 * 10") == "wrong_format"
+    )
 
 
 def test_rule_table_covers_the_differ_and_names_real_fields() -> None:

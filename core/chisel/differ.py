@@ -117,7 +117,7 @@ def _as_date(v: Any) -> datetime | None:
 def _loose(v: Any) -> str:
     if isinstance(v, list | tuple | dict):
         v = json.dumps(v, sort_keys=True, default=str)
-    return re.sub(r"[^0-9a-z]+", "", str(v).lower())
+    return re.sub(r"[\s'\"`]+", "", str(v).lower())
 
 
 def _number(v: Any) -> float | None:
