@@ -86,10 +86,8 @@ def demo_jobs(data_dir: str | None) -> list[tuple[str, list[str]]]:
 
 def diagnose_imported(wh, limit: int) -> int:
     """Evidence-engine diagnoses of recorded failed traces (offline, deterministic)."""
-    try:
-        from core.chisel import diagnose_recorded
-    except ImportError:
-        return 0
+    from core.chisel.recorded import diagnose_recorded
+
     return diagnose_recorded(wh, limit=limit)
 
 
