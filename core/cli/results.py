@@ -9,10 +9,18 @@ from core.cli.common import open_warehouse, warehouse_option
 
 @click.command()
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Default: docs/RESULTS.md")
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Further warehouse files to report (e.g. data/study.duckdb); repeatable.",
+)
 @warehouse_option
-def command(out: str | None, warehouse: str | None) -> None:
-    """Regenerate the results document from the runs stored in the warehouse."""
+def command(out: str | None, also: tuple[str, ...], warehouse: str | None) -> None:
+    """Regenerate the results document from the runs stored in the warehouse(s)."""
     from core.reports import write_results
 
-    path = write_results(open_warehouse(warehouse), out)
+    whs = [open_warehouse(warehouse, llm=False)] + [open_warehouse(p, llm=False) for p in also]
+    path = write_results(whs, out)
     click.echo(f"wrote {path}")

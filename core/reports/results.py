@@ -68,24 +68,32 @@ def table(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
     return "\n".join(lines)
 
 
-def render_results(warehouse) -> str:
+def render_results(warehouses) -> str:
+    """All sections over one or several warehouse files (experiments may keep separate files)."""
     _load_providers()
+    whs = list(warehouses) if isinstance(warehouses, list | tuple) else [warehouses]
+    names = ", ".join(f"`{Path(w.path).name}`" for w in whs)
     parts = [
         "# Results",
         "",
-        f"Regenerated from the warehouse `{Path(warehouse.path).name}` by `docschisel results` on "
+        f"Regenerated from the warehouse file(s) {names} by `docschisel results` on "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Do not edit by hand.",
         "",
     ]
     for s in sorted(SECTIONS, key=lambda s: s.order):
-        body = s.fn(warehouse)
-        if body:
-            parts += [f"## {s.title}", "", body.strip(), ""]
+        bodies = [(w, b) for w in whs if (b := s.fn(w))]
+        if not bodies:
+            continue
+        parts += [f"## {s.title}", ""]
+        for w, body in bodies:
+            if len(bodies) > 1:
+                parts += [f"_From `{Path(w.path).name}`:_", ""]
+            parts += [body.strip(), ""]
     return "\n".join(parts)
 
 
-def write_results(warehouse, path: str | Path | None = None) -> Path:
+def write_results(warehouses, path: str | Path | None = None) -> Path:
     out = Path(path) if path else PROJECT_ROOT / "docs" / "RESULTS.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_results(warehouse), encoding="utf-8")
+    out.write_text(render_results(warehouses), encoding="utf-8")
     return out
