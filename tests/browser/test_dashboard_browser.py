@@ -121,17 +121,22 @@ def settle(pg) -> None:  # noqa: ANN001
     pg.wait_for_timeout(300)
 
 
+def drawn(pg) -> None:  # noqa: ANN001
+    """Tables and charts load their code lazily: wait until no placeholder is left and charts have drawn."""
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=stSkeleton]') && "
+        "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+        ".filter(c => c.offsetParent !== null).every(c => c.querySelector('svg.main-svg'))",
+        timeout=SLOW,
+        polling=250,
+    )
+
+
 def visit(pg, base: str, path: str, title: str) -> None:  # noqa: ANN001
     pg.goto(f"{base}/{path}")
     pg.get_by_role("heading", name=title, level=1).wait_for()
     settle(pg)
-    # charts draw after the script run: wait until every plotly chart has its SVG
-    pg.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-        ".every(c => c.querySelector('svg.main-svg'))",
-        timeout=SLOW,
-        polling=250,
-    )
+    drawn(pg)
     assert pg.get_by_test_id("stException").count() == 0, f"{path}: exception on the page"
 
 
@@ -143,6 +148,7 @@ def shoot(pg, name: str) -> Path:  # noqa: ANN001
     )
     pg.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, 7000)})
     pg.wait_for_timeout(800)
+    drawn(pg)
     out = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(out))
     pg.set_viewport_size({"width": WIDTH, "height": 1000})
