@@ -70,7 +70,9 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
                         thickness=1.2,
                         width=4,
                     ),
-                    customdata=part[["field"]].assign(name=part["field"].map(lambda c: BY_CODE[c].name)),
+                    customdata=part[["field"]].assign(
+                        name=part["field"].map(lambda c: BY_CODE[c].name if c in BY_CODE else c)
+                    ),
                     hovertemplate="%{customdata[1]} (%{x})<br>ΔTS %{y:+.1f} pp<extra>" + name + "</extra>",
                 ),
                 row=row,

@@ -37,10 +37,11 @@ def method_of(origin: object) -> str | None:
 
 @cached_query
 def field_impact(wh: Warehouse) -> pd.DataFrame:
-    """The latest measurement of each (study cell, field, operation)."""
+    """The latest measurement of each (study cell, field, operation); baseline rows (n/a) left out."""
     return wh.query(
         """
         SELECT * FROM field_impact
+        WHERE operation IN ('add', 'remove') AND delta_pp IS NOT NULL
         QUALIFY row_number() OVER (
             PARTITION BY benchmark, domain, model, paradigm, field, operation ORDER BY created_at DESC
         ) = 1
