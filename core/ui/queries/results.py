@@ -91,15 +91,20 @@ def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
             SELECT m.docset_id, count(*) AS tools, avg(v.tokens) AS doc_tokens
             FROM doc_set_members m JOIN doc_versions v USING (doc_id) GROUP BY 1
         ), prod AS (
+            -- per-iteration candidate sets of the optimizer are not results; optimized tools come
+            -- from meta.tools when the producer lists them (the other tools kept their original doc)
             SELECT docset_id, origin, coalesce(nullif(name, ''), origin) AS name,
-                   json_extract_string(meta, '$.run_id') AS run_id
-            FROM doc_sets WHERE benchmark = ?
+                   json_extract_string(meta, '$.run_id') AS run_id,
+                   nullif(len(json_keys(meta, '$.tools')), 0) AS optimized_tools
+            FROM doc_sets
+            WHERE benchmark = ? AND coalesce(json_extract_string(meta, '$.candidate'), 'false') <> 'true'
         ), tok AS (
             SELECT run_id, sum(tokens_in + tokens_out) AS tokens, count(*) AS calls FROM llm_calls GROUP BY 1
         ), dur AS (
             SELECT run_id, date_diff('second', min(ts), max(ts)) / 60.0 AS minutes FROM run_status GROUP BY 1
         )
-        SELECT p.docset_id, p.origin, p.name, p.run_id, m.tools, m.doc_tokens, t.tokens, t.calls, d.minutes
+        SELECT p.docset_id, p.origin, p.name, p.run_id, coalesce(p.optimized_tools, m.tools) AS tools,
+               m.doc_tokens, t.tokens, t.calls, d.minutes
         FROM prod p LEFT JOIN members m USING (docset_id) LEFT JOIN tok t USING (run_id)
         LEFT JOIN dur d USING (run_id)
         """,
