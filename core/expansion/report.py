@@ -178,6 +178,7 @@ def toolrex(wh) -> str | None:
             labels = {r.run_id: f"{r.benchmark} / judge {r.judge}" for r in runs.itertuples(index=False)}
             counts = counts[counts.run_id.isin(labels)]
             counts.insert(0, "run", counts.pop("run_id").map(labels))
+            counts = counts.sort_values(["run", "field"])
             parts += ["", "**Judge outcome per profile field**", "", table(counts)]
         rej = sample_rejections(wh, list(runs.run_id))
         if not rej.empty:
