@@ -48,3 +48,22 @@ def local_baseline(wh) -> str | None:
         "with the original documentation. Wall time per episode is measured on the machine that ran it.\n\n"
         + table(df)
     )
+
+
+@section(30, "Field-impact study (the paper's RQ2, Fig. 1 as tables)")
+def field_impact(wh) -> str | None:
+    from core.study.fields import latest_impacts
+    from core.study.report import markdown, title
+
+    rows = latest_impacts(wh)
+    rows = rows[rows["operation"].isin(["add", "remove"])] if not rows.empty else rows
+    if rows.empty:
+        return None
+    parts = [
+        "ΔTS in percentage points against the original docs on the same tasks and seeds; one variant per field "
+        "removes it where the docs have it (`remove`) or adds it, supplemented from a disjoint split part, where "
+        "they lack it (`add`, shown as `+CODE`)."
+    ]
+    for _, group in rows.groupby("study_id", sort=False):
+        parts += [f"**{title(group)}**", markdown(group)]
+    return "\n\n".join(parts)
