@@ -406,3 +406,14 @@ def test_docs_describe_every_key() -> None:
     for key in (*KEYS, *TASK_KEYS, *SCORING_MODES):
         assert f"`{key}`" in text or f'`"{key}"`' in text, key
     assert "tests/fixtures/userbench/notes/" in text
+
+
+def test_import_user_folder_registers_docs_tasks_and_split(warehouse) -> None:
+    from core.benchmarks.userfolder import import_user_folder
+
+    folder = Path(__file__).parent / "fixtures" / "userbench" / "notes"
+    summary = import_user_folder(warehouse, folder)
+    assert summary["tasks"] == 12 and summary["tools"] == 4
+    assert sum(summary["split"].values()) == 12
+    assert warehouse.scalar("SELECT count(*) FROM tasks") == 12
+    assert warehouse.scalar("SELECT count(*) FROM doc_set_members WHERE docset_id = ?", [summary["docset_id"]]) == 4

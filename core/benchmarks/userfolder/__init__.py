@@ -15,6 +15,7 @@ from core.benchmarks.userfolder.benchmark import (
 )
 from core.benchmarks.userfolder.check import check
 from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem
+from core.benchmarks.userfolder.importer import import_user_folder
 from core.benchmarks.userfolder.loader import fingerprint, load_user_benchmark
 from core.benchmarks.userfolder.manifest import Manifest
 from core.benchmarks.userfolder.toolkit import ToolSpec
@@ -28,6 +29,7 @@ __all__ = [
     "ToolSpec",
     "UserBenchmark",
     "UserSandbox",
+    "import_user_folder",
     "check",
     "fingerprint",
     "load_user_benchmark",
