@@ -1,3 +1,4 @@
-from core.ui.views import impact
+from core.ui.views import impact, retrieval
 
 impact.render()
+retrieval.render(section=True)
