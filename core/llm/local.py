@@ -17,6 +17,7 @@ generation under a lock.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
@@ -136,6 +137,16 @@ class _Runtime:
         self.stop = sorted({eos, "<|im_end|>"} - {""})
         self.grammars: dict[str, Any] = {}
         self.lock = threading.Lock()
+        # Free the model while the interpreter is still whole; left to garbage
+        # collection at shutdown, llama.cpp's finaliser finds its C bindings gone.
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        with self.lock:
+            llm, self.llm = getattr(self, "llm", None), None
+            self.grammars.clear()
+        if llm is not None:
+            llm.close()
 
     def grammar(self, text: str) -> Any:
         from llama_cpp import LlamaGrammar
