@@ -1,15 +1,16 @@
 """End to end: DocsChisel with the offline local model, then original vs optimized on the test split.
 
     nohup python bench/optimize_e2e.py > data/logs/chisel_e2e.log 2>&1 &
-    python bench/optimize_e2e.py --report-only      # regenerate docs/RESULTS.md from the warehouse
+    python bench/optimize_e2e.py --report-only      # print the Table III summary from the warehouse
 
 For each optimization seed and each setting (API-Bank level-1 over its four
 domains; one WorkBench domain), the optimizer runs on the stored split's
 optimization/validation tasks (capped per tool, seeded), then the original
 and the optimized doc sets are run on the same seeded sample of test tasks of
 the optimized tools. Everything is resumable: re-running the command after a
-crash continues where it stopped. At the end the DocsChisel section of
-docs/RESULTS.md is regenerated from the warehouse and a summary is printed.
+crash continues where it stopped. At the end the Table III summary is printed;
+its section of docs/RESULTS.md comes from `core.chisel.report` when
+`docschisel results` regenerates the document.
 
 Sizing: on a 2-core machine the local model needs one to several minutes
 per episode with API-Bank's long dialogues, so the defaults are a sample
@@ -45,14 +46,21 @@ def main() -> None:
     ap.add_argument("--max-opt", type=int, default=4)
     ap.add_argument("--max-val", type=int, default=2)
     ap.add_argument("--test-per-tool", type=int, default=6)
-    ap.add_argument("--test-seed", type=int, default=0, help="seed of the test sample (the same for every run)")
+    ap.add_argument(
+        "--test-seed", type=int, default=0, help="seed of the test sample (the same for every run)"
+    )
     ap.add_argument("--repeats", type=int, default=1, help="test repeats (greedy decoding repeats itself)")
     ap.add_argument("--max-steps", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=1800.0)
     ap.add_argument("--doc-mode", default="native")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--report-only", action="store_true")
-    ap.add_argument("--results", default=None, help="where to write RESULTS.md (default docs/RESULTS.md)")
+    ap.add_argument(
+        "--results",
+        default=None,
+        help="also write a results document from this warehouse alone (docs/RESULTS.md is regenerated "
+        "over all experiment warehouses by `docschisel results --also ...`)",
+    )
     args = ap.parse_args()
 
     from core.agents import AgentConfig
@@ -90,14 +98,22 @@ def main() -> None:
                     f"optimized {name} seed {seed} in {(time.monotonic() - t0) / 60:.1f} min: run {result.run_id}"
                 )
                 test = evaluate_on_test(
-                    wh, result.run_id, bench, per_tool=args.test_per_tool, repeats=args.repeats, seed=args.test_seed
+                    wh,
+                    result.run_id,
+                    bench,
+                    per_tool=args.test_per_tool,
+                    repeats=args.repeats,
+                    seed=args.test_seed,
                 )
                 stamp(f"test {name} seed {seed}: {json.dumps(test)}")
                 summary.append({"setting": name, "seed": seed, "run_id": result.run_id, **test})
-    path = write_results(wh, args.results)
+    if args.results:
+        print(f"wrote {write_results(wh, args.results)}")
     df = table_iii(wh)
     print(table(summarise(df)) if not df.empty else "no finished optimize run with test results yet")
-    print(f"wrote {path}")
+    print(
+        "regenerate docs/RESULTS.md with: docschisel results --also data/study.duckdb --also data/retrieval.duckdb"
+    )
     if summary:
         print(json.dumps(summary, indent=1, default=str))
 
