@@ -1,10 +1,11 @@
 """Original-documentation baseline with the offline local model, both paradigms.
 
-For every API-Bank level-1 domain and every WorkBench domain, runs a seeded
-sample of test-split tasks with `docschisel eval` (resumable: re-run the script
-to finish an interrupted sweep), then regenerates docs/RESULTS.md.
+For every API-Bank level-1 domain and every WorkBench domain, runs the
+test-split tasks (all of them for API-Bank, a seeded sample per WorkBench
+domain) with `docschisel eval` (resumable: re-run the script to finish an
+interrupted sweep), then says how to regenerate docs/RESULTS.md.
 
-    python bench/baseline_local.py [--limit 8] [--warehouse data/warehouse.duckdb]
+    python bench/baseline_local.py [--limit-api-bank 0] [--limit-workbench 20] [--warehouse data/baseline.duckdb]
 """
 
 from __future__ import annotations
@@ -13,16 +14,22 @@ import argparse
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-PLAN = [
-    ("api-bank", ["finance", "health", "information", "smart_home"]),
-    ("workbench", ["analytics", "calendar", "customer_relationship_manager", "email", "project_management"]),
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.benchmarks.apibank.samples import DOMAINS as API_BANK_DOMAINS  # noqa: E402
+from core.benchmarks.workbench.tasks import TASK_FILES as WORKBENCH_DOMAINS  # noqa: E402
+
+PLAN = [("api-bank", list(API_BANK_DOMAINS)), ("workbench", list(WORKBENCH_DOMAINS))]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--limit", type=int, default=8)
+    ap.add_argument(
+        "--limit-api-bank", type=int, default=0, help="tasks per domain; 0 = the whole test split"
+    )
+    ap.add_argument("--limit-workbench", type=int, default=20, help="seeded sample per domain; 0 = all")
     ap.add_argument("--warehouse", default=None)
     ap.add_argument("--paradigms", default="react,multi")
     ap.add_argument("--max-steps", type=int, default=4)
@@ -30,6 +37,7 @@ def main() -> None:
     wh = ["--warehouse", args.warehouse] if args.warehouse else []
     for bench, domains in PLAN:
         for domain in domains:
+            limit = args.limit_api_bank if bench == "api-bank" else args.limit_workbench
             for paradigm in args.paradigms.split(","):
                 cmd = [
                     sys.executable,
@@ -44,8 +52,7 @@ def main() -> None:
                     paradigm,
                     "--split",
                     "test",
-                    "--limit",
-                    str(args.limit),
+                    *(["--limit", str(limit)] if limit else []),
                     "--concurrency",
                     "1",
                     "--max-steps",
@@ -60,7 +67,7 @@ def main() -> None:
                     f"{last[0] if last else out.stderr.strip().splitlines()[-1:]}",
                     flush=True,
                 )
-    subprocess.run([sys.executable, "-m", "core.cli.main", "results", *wh], check=True)
+    print("regenerate docs/RESULTS.md with: docschisel results --also <this warehouse> ...", flush=True)
 
 
 if __name__ == "__main__":

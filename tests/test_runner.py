@@ -76,6 +76,52 @@ def test_cancel_stops_between_episodes(warehouse: Warehouse) -> None:
     assert res.cancelled and 0 < warehouse.scalar("SELECT count(*) FROM episodes") < 10
 
 
+def test_fast_episodes_share_transactions(warehouse: Warehouse, monkeypatch) -> None:
+    """Episodes that finish within the flush window are written together, and all of them are stored."""
+    writes: list[int] = []
+    original = Warehouse.record_episodes
+
+    def counting(self, pairs, **kw):
+        pairs = list(pairs)
+        writes.append(len(pairs))
+        return original(self, pairs, **kw)
+
+    monkeypatch.setattr(Warehouse, "record_episodes", counting)
+    res = run(warehouse, _plan(ToyBench(n=10), repeats=2), agent_factory=OracleAgent, flush_s=60.0)
+    assert res.ran == 20 and sum(writes) == 20
+    assert len(writes) < 20  # grouped, not one commit per episode
+    assert warehouse.scalar("SELECT count(*) FROM episodes") == 20
+
+
+def test_episodes_finished_before_a_storage_error_are_kept(warehouse: Warehouse, monkeypatch) -> None:
+    """An error that stops the run still leaves every episode that finished before it in the warehouse."""
+    from core.runner import runner as runner_mod
+
+    real = runner_mod.run_episode
+    seen = {"n": 0}
+
+    def flaky(*a, **kw):
+        seen["n"] += 1
+        if seen["n"] == 6:
+            raise OSError("disk full")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(runner_mod, "run_episode", flaky)
+    try:
+        run(
+            warehouse,
+            _plan(ToyBench(n=10), repeats=1),
+            agent_factory=OracleAgent,
+            concurrency=1,
+            flush_s=60.0,
+        )
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the storage error must stop the run")
+    assert warehouse.scalar("SELECT count(*) FROM episodes") == 5
+
+
 SCRIPT = textwrap.dedent(
     """
     import sys

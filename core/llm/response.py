@@ -51,4 +51,10 @@ def fill_response(
         completion_tokens=completion_tokens,
         total_tokens=prompt_tokens + completion_tokens,
     )
+    # In-process models cost nothing. Stamping the cost spares litellm's cost
+    # calculator, which otherwise searches its price map (and its fallback
+    # generalisations) for a model it cannot know on every call.
+    hidden = getattr(model_response, "_hidden_params", None)
+    if isinstance(hidden, dict):
+        hidden["response_cost"] = 0.0
     return model_response
