@@ -9,7 +9,7 @@ from core.agents.base import AgentConfig
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
-ALGORITHM_VERSION = "docschisel-1"
+ALGORITHM_VERSION = "docschisel-2"
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class OptimizeConfig:
     max_opt_tasks: int | None = None
     max_val_tasks: int | None = None
     max_traces: int | None = None
+    selection: str = "evidence"  # evidence | paper (see core.chisel.results.select)
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -45,6 +46,8 @@ class OptimizeConfig:
             raise ValueError("iterations must be >= 0")
         if self.repeats < 1:
             raise ValueError("repeats must be >= 1")
+        if self.selection not in ("evidence", "paper"):
+            raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
         if self.engine not in ("auto", "evidence", "llm"):
             raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
 

@@ -294,7 +294,7 @@ class Optimizer:
             candidates.append((cand, evaluation, token_length(cand), n))
             ctx.current = cand
             failed = new_failed
-        doc, best_val, why = select(d0, base_val, candidates)
+        doc, best_val, why = select(d0, base_val, candidates, cfg.selection)
         reason = f"{why}" + (f"; stopped: {reason}" if reason else "")
         store.store_selection(self.wh, self.run_id, tool, doc, reason)
         minutes = (time.monotonic() - t0) / 60

@@ -64,24 +64,53 @@ def passing(traces: Sequence[Trace]) -> dict[str, bool]:
     return {k: sum(v) * 2 >= len(v) for k, v in rates.items()}
 
 
+SELECTIONS = ("evidence", "paper")
+
+
 def select(
-    d0: ToolDoc, base_val: float, candidates: list[tuple[ToolDoc, Evaluation, int, int]]
+    d0: ToolDoc,
+    base_val: float,
+    candidates: list[tuple[ToolDoc, Evaluation, int, int]],
+    rule: str = "evidence",
 ) -> tuple[ToolDoc, float, str]:
     """Best accepted by validation TS, ties to the shortest doc (then the earliest); else the original.
 
     `candidates` holds (doc, evaluation, tokens, iteration).
+
+    `rule="paper"` is §III-E as written. It has a blind spot on small
+    validation sets: when every candidate merely *ties* the original (TS⁰ = 0
+    with one or two validation tasks is common with weak models), the shortest
+    tie replaces the original without any evidence that it is better.
+    `rule="evidence"` (the default) breaks validation ties by the re-run of the
+    optimization set before length, and keeps the original when the best
+    candidate neither beats it on validation nor on the optimization set —
+    an accepted candidate still has to show *some* improvement to be selected.
     """
+    if rule not in SELECTIONS:
+        raise ValueError(f"selection rule must be one of {SELECTIONS}, not {rule!r}")
     accepted = [c for c in candidates if c[1].accepted]
     if not accepted:
         why = (
             "no candidate reached the original validation TS" if candidates else "no candidate was generated"
         )
         return d0, base_val, f"original kept: {why}"
-    doc, ev, tokens, n = sorted(accepted, key=lambda c: (-c[1].val_ts, c[2], c[3]))[0]
+    if rule == "paper":
+        key = lambda c: (-c[1].val_ts, c[2], c[3])  # noqa: E731
+    else:
+        key = lambda c: (-c[1].val_ts, -c[1].opt_ts, c[2], c[3])  # noqa: E731
+    doc, ev, tokens, n = sorted(accepted, key=key)[0]
+    if rule == "evidence" and ev.val_ts <= base_val and ev.opt_ts <= ev.base_opt_ts:
+        return (
+            d0,
+            base_val,
+            f"original kept: the best accepted candidate (iteration {n}) ties the original on validation "
+            f"({ev.val_ts:.2f}) and does not improve the optimization set ({ev.opt_ts:.2f} vs {ev.base_opt_ts:.2f})",
+        )
     return (
         doc,
         ev.val_ts,
-        f"iteration {n}: best accepted val TS {ev.val_ts:.2f} (original {base_val:.2f}), {tokens} tokens",
+        f"iteration {n}: best accepted val TS {ev.val_ts:.2f} (original {base_val:.2f}), "
+        f"opt TS {ev.opt_ts:.2f} (original {ev.base_opt_ts:.2f}), {tokens} tokens",
     )
 
 

@@ -53,6 +53,13 @@ from core.cli.common import data_dir_option, open_warehouse, split_csv, warehous
 @click.option(
     "--max-traces", type=int, default=None, help="Failed traces diagnosed per iteration (seeded sample)."
 )
+@click.option(
+    "--selection",
+    type=click.Choice(["evidence", "paper"]),
+    default="evidence",
+    help="paper: best validation TS, ties to the shortest; evidence (default): validation ties broken by "
+    "the optimization set, and a candidate that improves neither is not selected.",
+)
 @click.option("--concurrency", "-j", type=int, default=2)
 @click.option("--name", default="", help="Label of the run and of the optimized doc set.")
 @warehouse_option
@@ -77,6 +84,7 @@ def command(
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
+    selection: str,
     concurrency: int,
     name: str,
     warehouse: str | None,
@@ -117,6 +125,7 @@ def command(
         max_opt_tasks=max_opt_tasks,
         max_val_tasks=max_val_tasks,
         max_traces=max_traces,
+        selection=selection,
         name=name,
     )
     progress, cancelled = job_hooks(wh)
