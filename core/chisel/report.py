@@ -3,9 +3,10 @@
 An optimize run's held-out test numbers come from `chisel-test` runs (written
 by `bench/optimize_e2e.py` or `evaluate_on_test`): the same test tasks with the
 original and with the optimized doc set. Per-tool cost comes from
-`chisel_tools`: wall minutes of the tool's loop plus its share of the domain's
-profiling, optimizer-LLM tokens (zero for the offline evidence engine) and the
-target agent's tokens spent on re-evaluation.
+`chisel_tools` through `core.warehouse.costs.chisel_run_costs` (shared with the
+comparison harness and the dashboard): wall minutes of the tool's loop plus its
+share of the domain's profiling, optimizer-LLM tokens (zero for the offline
+evidence engine) and the target agent's tokens spent on re-evaluation.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from core.reports.results import section, table
+from core.warehouse.costs import chisel_run_costs
 
 
 def evaluate_on_test(
@@ -92,10 +94,10 @@ def table_iii(warehouse) -> pd.DataFrame:
            FROM runs r JOIN run_status s ON s.run_id = r.run_id AND s.status = 'finished'
            WHERE r.kind = 'optimize' QUALIFY row_number() OVER (PARTITION BY r.run_id ORDER BY s.ts DESC) = 1"""
     )
+    costs = chisel_run_costs(warehouse, list(runs["run_id"])).set_index("run_id")
     rows = []
     for rec in runs.itertuples(index=False):
         cfg = json.loads(rec.config)
-        detail = json.loads(rec.detail) if rec.detail else {}
         tests = warehouse.query(
             """SELECT json_extract_string(r.config, '$.docs') AS docs, count(*) AS n,
                       avg(e.success::INT) AS ts, avg(e.tool_correct::INT) AS tc
@@ -107,11 +109,9 @@ def table_iii(warehouse) -> pd.DataFrame:
         if tests.empty:
             continue
         t = {r.docs: r for r in tests.itertuples(index=False)}
-        tools = warehouse.query("SELECT * FROM chisel_tools WHERE run_id = ?", [rec.run_id])
-        if tools.empty or "original" not in t or "optimized" not in t:
+        if rec.run_id not in costs.index or "original" not in t or "optimized" not in t:
             continue
-        n_tools = len(tools)
-        profile_share = float(detail.get("profile_minutes", 0.0)) / max(1, n_tools)
+        c = costs.loc[rec.run_id]
         ts0, ts1 = float(t["original"].ts), float(t["optimized"].ts)
         rows.append(
             {
@@ -120,18 +120,18 @@ def table_iii(warehouse) -> pd.DataFrame:
                 "seed": cfg["seed"],
                 "memory": "on" if cfg.get("memory", True) else "off",
                 "iters": cfg["iterations"],
-                "tools (changed)": f"{n_tools} ({int((tools.selected_doc_id != tools.original_doc_id).sum())})",
+                "tools (changed)": f"{int(c['tools'])} ({int(c['changed'])})",
                 "test tasks": int(t["original"].n),
                 "TS orig %": 100 * ts0,
                 "TS opt %": 100 * ts1,
                 "rel. TS %": (100 * (ts1 - ts0) / ts0) if ts0 else float("nan"),
                 "TC orig %": 100 * float(t["original"].tc),
                 "TC opt %": 100 * float(t["optimized"].tc),
-                "min / tool": float(tools.minutes.mean()) + profile_share,
-                "optimizer tokens / tool": float(tools.optimizer_tokens.mean()),
-                "agent tokens / tool": float(tools.agent_tokens.mean()),
-                "doc tokens orig": float(tools.doc_tokens_before.mean()),
-                "doc tokens opt": float(tools.doc_tokens_after.mean()),
+                "min / tool": float(c["minutes_per_tool"]),
+                "optimizer tokens / tool": float(c["optimizer_tokens"]),
+                "agent tokens / tool": float(c["agent_tokens"]),
+                "doc tokens orig": float(c["doc_tokens_before"]),
+                "doc tokens opt": float(c["doc_tokens_after"]),
             }
         )
     return pd.DataFrame(rows)

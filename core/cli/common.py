@@ -22,6 +22,27 @@ data_dir_option = click.option(
 )
 
 
+_TARGET_AGENT = (
+    click.option(
+        "--model",
+        "-m",
+        default=None,
+        help="Target agent's model; default $DOCSCHISEL_MODEL or local/smollm2-135m.",
+    ),
+    click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react"),
+    click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native"),
+    click.option("--max-steps", type=click.IntRange(min=1), default=6, help="Agent steps per episode."),
+    click.option("--time-limit", type=float, default=180.0, help="Seconds per episode."),
+)
+
+
+def target_agent_options(fn):
+    """--model, --agent, --doc-mode, --max-steps, --time-limit: the agent whose docs are optimized."""
+    for option in reversed(_TARGET_AGENT):
+        fn = option(fn)
+    return fn
+
+
 def split_csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import (
+    data_dir_option,
+    open_warehouse,
+    split_csv,
+    target_agent_options,
+    warehouse_option,
+)
 
 
 @click.command(context_settings={"show_default": True})
@@ -19,16 +25,7 @@ from core.cli.common import data_dir_option, open_warehouse, split_csv, warehous
 @click.option(
     "--limit-tools", type=int, default=None, help="At most N tools per domain (those with the most tasks)."
 )
-@click.option(
-    "--model",
-    "-m",
-    default=None,
-    help="Target agent's model; default $DOCSCHISEL_MODEL or local/smollm2-135m.",
-)
-@click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react")
-@click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native")
-@click.option("--max-steps", type=int, default=6, help="Agent steps per episode.")
-@click.option("--time-limit", type=float, default=180.0, help="Seconds per episode.")
+@target_agent_options
 @click.option("--iterations", "-n", type=int, default=5, help="Optimization iterations per tool.")
 @click.option("--no-memory", is_flag=True, help="Disable the domain memories (the paper's NoMem ablation).")
 @click.option(

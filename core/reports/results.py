@@ -30,7 +30,13 @@ class Section:
 
 SECTIONS: list[Section] = []
 # Modules that register sections; imported lazily so a missing optional part never breaks the report.
-PROVIDERS = ("core.reports.sections", "core.chisel.report", "core.study.report", "core.expansion.report")
+PROVIDERS = (
+    "core.reports.sections",
+    "core.chisel.report",
+    "core.study.report",
+    "core.study.compare_report",
+    "core.expansion.report",
+)
 
 
 def section(order: int, title: str) -> Callable[[SectionFn], SectionFn]:

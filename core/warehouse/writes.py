@@ -296,3 +296,86 @@ class Writes(Store):
 
     def record_llm_calls(self, rows: Iterable[Mapping[str, Any]]) -> int:
         return self.insert("llm_calls", [dict(r) for r in rows])
+
+    # ------------------------------------------------------------------ comparisons (core.study.compare)
+    def record_comparison_status(
+        self,
+        compare_id: str,
+        status: str,
+        *,
+        benchmark: str,
+        spec: Mapping[str, Any],
+        split_id: str,
+        task_ids: Sequence[str],
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Append a state row of a comparison (started, cancelled); finished rows come with their result."""
+        with self.transaction() as con:
+            insert_rows(
+                con,
+                "comparisons",
+                [_comparison_row(compare_id, status, None, benchmark, spec, split_id, task_ids, detail)],
+                ignore_existing=False,  # a log without a key: every state change is a row
+                list_columns=("task_ids",),
+            )
+
+    def record_comparison_result(
+        self,
+        compare_id: str,
+        result_id: str,
+        *,
+        benchmark: str,
+        spec: Mapping[str, Any],
+        split_id: str,
+        task_ids: Sequence[str],
+        methods: Sequence[Mapping[str, Any]],
+        tests: Sequence[Mapping[str, Any]],
+        curves: Sequence[Mapping[str, Any]],
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Store one result snapshot with its `finished` row, atomically.
+
+        Rows are keyed by `result_id` (a hash of their content), so storing an
+        unchanged result again adds only the status row; readers take the
+        snapshot of the latest finished row.
+        """
+        stamp = now()
+        keyed = {"result_id": result_id, "compare_id": compare_id, "created_at": stamp}
+        with self.transaction() as con:
+            insert_rows(con, "comparison_methods", [{**dict(r), **keyed} for r in methods])
+            insert_rows(con, "comparison_tests", [{**dict(r), **keyed} for r in tests])
+            insert_rows(con, "comparison_curves", [{**dict(r), **keyed} for r in curves])
+            insert_rows(
+                con,
+                "comparisons",
+                [
+                    _comparison_row(
+                        compare_id, "finished", result_id, benchmark, spec, split_id, task_ids, detail
+                    )
+                ],
+                ignore_existing=False,  # a log without a key: every state change is a row
+                list_columns=("task_ids",),
+            )
+
+
+def _comparison_row(
+    compare_id: str,
+    status: str,
+    result_id: str | None,
+    benchmark: str,
+    spec: Mapping[str, Any],
+    split_id: str,
+    task_ids: Sequence[str],
+    detail: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    return {
+        "compare_id": compare_id,
+        "status": status,
+        "result_id": result_id,
+        "benchmark": benchmark,
+        "spec": json.dumps(dict(spec), sort_keys=True, default=str),
+        "split_id": split_id,
+        "task_ids": list(task_ids),
+        "detail": json.dumps(dict(detail or {}), default=str),
+        "created_at": now(),
+    }

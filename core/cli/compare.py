@@ -1,0 +1,164 @@
+"""`docschisel compare`: OG / EasyTool / DRAFT / DocsChisel on the same held-out test tasks.
+
+`docschisel compare --benchmark ... [options]` runs (or resumes) a comparison
+and prints its tables; `docschisel compare show` prints the stored latest one.
+"""
+
+from __future__ import annotations
+
+import click
+
+from core.cli.common import (
+    data_dir_option,
+    open_warehouse,
+    split_csv,
+    target_agent_options,
+    warehouse_option,
+)
+
+METHOD_CHOICES = ("og", "et", "drt", "dc")
+
+
+def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    chosen = tuple(split_csv(value.lower()))
+    bad = [m for m in chosen if m not in METHOD_CHOICES]
+    if bad or not chosen:
+        raise click.BadParameter(
+            f"{', '.join(bad) or 'nothing given'}: choose from {', '.join(METHOD_CHOICES)}", ctx, param
+        )
+    return chosen
+
+
+@click.group(invoke_without_command=True, context_settings={"show_default": True})
+@click.option(
+    "--benchmark", "-b", default="api-bank", help="workbench | api-bank | path to a benchmark folder."
+)
+@click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
+@click.option(
+    "--methods", default="og,et,drt,dc", callback=_methods, help="Methods to compare: og, et, drt, dc."
+)
+@click.option("--opt-runs", type=click.IntRange(min=1), default=3, help="Optimization runs per method.")
+@click.option(
+    "--eval-runs", type=click.IntRange(min=1), default=5, help="Evaluation runs per doc set (seed = run)."
+)
+@click.option(
+    "--limit", type=click.IntRange(min=0), default=20, help="Seeded sample of N test tasks (0 = all)."
+)
+@target_agent_options
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.7,
+    help="Sampling temperature of the evaluation runs.",
+)
+@click.option(
+    "--iterations", "-n", type=click.IntRange(min=0), default=5, help="DocsChisel iterations per tool."
+)
+@click.option(
+    "--optimizer-model",
+    "optimizer_models",
+    multiple=True,
+    help="DocsChisel optimizer model; repeat for the per-model table (Table IV). Default: the optimizer's.",
+)
+@click.option("--engine", type=click.Choice(["auto", "evidence", "llm"]), default="auto")
+@click.option("--baseline-model", default=None, help="Model of EasyTool and DRAFT (default: --model).")
+@click.option(
+    "--max-opt-tasks", type=click.IntRange(min=1), default=None, help="DocsChisel: opt tasks per tool."
+)
+@click.option(
+    "--max-val-tasks", type=click.IntRange(min=1), default=None, help="DocsChisel: val tasks per tool."
+)
+@click.option(
+    "--max-traces", type=click.IntRange(min=1), default=None, help="DocsChisel: traces per iteration."
+)
+@click.option(
+    "--selection",
+    type=click.Choice(["evidence", "paper"]),
+    default="evidence",
+    help="DocsChisel's selection rule (see `docschisel optimize --help`).",
+)
+@click.option("--no-memory-ablation", is_flag=True, help="Skip the DocsChisel run without memory (Fig. 10).")
+@click.option(
+    "--curve-eval-runs",
+    type=click.IntRange(min=0),
+    default=1,
+    help="Evaluation runs per iteration budget of the curves (0 = no curves).",
+)
+@click.option("--split-seed", type=int, default=0, help="Seed of the stored split and of the test sample.")
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1)
+@warehouse_option
+@data_dir_option
+@click.pass_context
+def command(ctx: click.Context, **opts) -> None:
+    """Compare doc optimizers on held-out test tasks: TS/TC, Mann–Whitney U with Holm, cost, curves."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import get_benchmark
+    from core.llm import default_model
+    from core.study.compare import CompareSpec, run_compare
+    from core.study.compare_report import stored_comparisons, text
+
+    try:
+        bench = get_benchmark(opts["benchmark"], opts["data_dir"])
+    except KeyError as exc:
+        raise click.BadParameter(str(exc.args[0]), param_hint="--benchmark") from exc
+    domains = tuple(split_csv(opts["domains"]))
+    unknown = sorted(set(domains) - set(bench.domains()))
+    if unknown:
+        raise click.BadParameter(
+            f"unknown domain(s) {', '.join(unknown)}; domains are {', '.join(bench.domains())}",
+            param_hint="--domain",
+        )
+    spec = CompareSpec(
+        benchmark=opts["benchmark"],
+        domains=domains,
+        methods=opts["methods"],
+        opt_runs=opts["opt_runs"],
+        eval_runs=opts["eval_runs"],
+        limit=opts["limit"] or None,
+        agent=AgentConfig(
+            paradigm=opts["paradigm"],
+            model=opts["model"] or default_model(),
+            doc_mode=opts["doc_mode"],
+            max_steps=opts["max_steps"],
+            time_limit_s=opts["time_limit"],
+        ),
+        temperature=opts["temperature"],
+        iterations=opts["iterations"],
+        optimizer_models=tuple(opts["optimizer_models"]),
+        engine=opts["engine"],
+        max_opt_tasks=opts["max_opt_tasks"],
+        max_val_tasks=opts["max_val_tasks"],
+        max_traces=opts["max_traces"],
+        selection=opts["selection"],
+        memory_ablation=not opts["no_memory_ablation"],
+        curve_eval_runs=opts["curve_eval_runs"],
+        baseline_model=opts["baseline_model"],
+        split_seed=opts["split_seed"],
+    )
+    wh = open_warehouse(opts["warehouse"])
+    try:
+        result = run_compare(wh, spec, bench=bench, log=click.echo, concurrency=opts["concurrency"])
+    except ValueError as exc:  # e.g. no test tasks in these domains: a usage problem, not a crash
+        raise click.UsageError(str(exc)) from exc
+    click.echo("")
+    click.echo(text(stored_comparisons(wh, result.compare_id)[0]))
+
+
+@command.command("show")
+@click.option("--id", "compare_id", default=None, help="A comparison id (default: the latest).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@warehouse_option
+def show_cmd(compare_id: str | None, fmt: str, warehouse: str | None) -> None:
+    """Print the stored latest comparison (or the one given by --id)."""
+    from core.study.compare_report import markdown, stored_comparisons, text
+
+    found = stored_comparisons(open_warehouse(warehouse, llm=False), compare_id)
+    if not found:
+        raise click.ClickException(
+            "no comparison in this warehouse"
+            + (f" with id {compare_id}" if compare_id else "")
+            + "; run `docschisel compare --benchmark ...` first"
+        )
+    click.echo(markdown(found[0]) if fmt == "markdown" else text(found[0]))

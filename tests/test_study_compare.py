@@ -1,0 +1,355 @@
+"""The comparison harness end to end on the doc-sensitive toy shop, with scripted models.
+
+- all four methods run, and every one is evaluated on exactly the same test tasks;
+- re-running the same comparison runs no episode and stores no duplicate;
+- Mann–Whitney U agrees with scipy and the Holm p-values are `stats.holm` of the stored p's;
+- the iteration-budget curves start at the original docs and end at the selected docs;
+- the efficiency columns come from the producers' own cost records;
+- the results section renders from the stored rows, and the CLI runs (`compare`, `compare show`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from core.agents.base import AgentConfig
+from core.benchmarks.base import Call
+from core.docs.tokens import token_length
+from core.llm import script
+from core.study.compare import CompareSpec, run_compare
+from core.study.compare_report import stored_comparisons
+from core.study.stats import holm
+from tests.test_chisel_cli import restore_gateway  # noqa: F401 - a fixture
+from tests.test_chisel_toy import DocReadingAgent, ShopBench
+
+ITERATIONS = 2
+
+
+class NoisyReader(DocReadingAgent):
+    """The literal doc reader, distracted on a seeded 30% of tasks when it samples (T > 0)."""
+
+    def run(self, ctx):
+        c = self.config
+        if c.temperature > 0 and random.Random(f"{c.seed}:{ctx.task.task_id}").random() < 0.3:
+            ctx.execute(Call("shop.stock", {}))
+            return "distracted"
+        return super().run(ctx)
+
+
+def baseline_replies(messages, params):
+    """EasyTool and DRAFT answers: valid JSON for every prompt of both baselines."""
+    content = messages[0]["content"]
+    if "fixed template" in content:
+        doc = json.loads(content.split("Now the target documentation:\n", 1)[1].split("\n", 1)[0])
+        return json.dumps(
+            {
+                "general_purposes": "run a shop",
+                "functions": [{"name": f["name"], "functionality": "do it"} for f in doc["functions"]],
+            }
+        )
+    if content.startswith("You are exploring"):
+        return json.dumps({"User Query": f"Please help with request {len(content)}", "Parameters": {}})
+    if content.startswith("You are analysing"):
+        return json.dumps({"Suggestions for tool description": "State the date format."})
+    if content.startswith("You are rewriting"):
+        return json.dumps(
+            {
+                "Rewritten description": "Runs one shop operation; dates are written YYYY-MM-DD.",
+                "Suggestions for exploring": "try another item",
+            }
+        )
+    return json.dumps({"Scenario": "One scenario: a user asks.", "Parameters": {}})
+
+
+def fake_embedder(texts):
+    """Deterministic unit vectors from a hash of the text (DRAFT's rules need only cosines)."""
+    rows = []
+    for t in texts:
+        seed = int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)
+        v = np.random.default_rng(seed).normal(size=16)
+        rows.append(v / np.linalg.norm(v))
+    return np.stack(rows)
+
+
+def spec(baseline_model: str, **kw) -> CompareSpec:
+    base = {
+        "benchmark": "shop",
+        "opt_runs": 2,
+        "eval_runs": 3,
+        "limit": 8,
+        "agent": AgentConfig(model="scripted/doc-reader"),
+        "iterations": ITERATIONS,
+        "engine": "evidence",
+        "baseline_model": baseline_model,
+        "curve_eval_runs": 1,
+    }
+    return CompareSpec(**{**base, **kw})
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path_factory.mktemp("compare") / "wh.duckdb")
+    bench = ShopBench(n=24, quote_tasks=6)
+    model = script(baseline_replies, name="compare-baselines")
+    s = spec(model.model)
+    result = run_compare(wh, s, bench=bench, agent_factory=NoisyReader, embedder=fake_embedder)
+    return wh, bench, s, result
+
+
+def _compare_runs(wh, compare_id):
+    return wh.query(
+        """SELECT r.run_id, json_extract_string(r.config, '$.method') AS method,
+                  list(e.task_id ORDER BY e.task_id) AS tasks
+           FROM runs r JOIN run_episodes re USING (run_id) JOIN episodes e USING (episode_id)
+           WHERE r.kind = 'compare' AND json_extract_string(r.config, '$.compare_id') = ?
+           GROUP BY ALL""",
+        [compare_id],
+    )
+
+
+def test_all_methods_run_on_the_same_test_tasks(compared) -> None:
+    wh, bench, s, result = compared
+    methods = result.methods.set_index("method")
+    assert list(methods.index) == ["og", "et", "drt", "dc"]
+    assert methods.loc["og", "n_points"] == s.eval_runs
+    for m in ("et", "drt", "dc"):
+        assert methods.loc[m, "n_points"] == s.opt_runs * s.eval_runs
+    assert len(result.task_ids) == s.limit
+    runs = _compare_runs(wh, result.compare_id)
+    assert set(runs["method"]) == {"og", "et", "drt", "dc", "dc-memory", "dc-no-memory"}
+    assert all(list(t) == sorted(result.task_ids) for t in runs["tasks"])
+    split_id = wh.scalar("SELECT split_id FROM comparisons WHERE compare_id = ?", [result.compare_id])
+    parts = dict(wh.rows("SELECT task_id, part FROM split_assignments WHERE split_id = ?", [split_id]))
+    assert {parts[t] for t in result.task_ids} == {"test"}
+    # the producers never ran a test task
+    producer_tasks = wh.rows(
+        """SELECT DISTINCT e.task_id FROM episodes e JOIN run_episodes re USING (episode_id)
+           JOIN runs r ON r.run_id = re.run_id WHERE r.kind IN ('chisel-profile', 'chisel-eval')"""
+    )
+    assert producer_tasks and not {t for (t,) in producer_tasks} & set(result.task_ids)
+    # the evaluation runs really differ (sampled agent, seed = evaluation run)
+    og = json.loads(methods.loc["og", "points"]) if isinstance(methods.loc["og", "points"], str) else None
+    points = og or methods.loc["og", "points"]
+    assert len({p["run_id"] for p in points}) == s.eval_runs
+    # DocsChisel fixes the shop's order doc, the others do not
+    assert methods.loc["dc", "ts_mean"] > methods.loc["og", "ts_mean"]
+    assert methods.loc["dc", "ts_mean"] > methods.loc["et", "ts_mean"]
+
+
+def test_rerun_runs_and_stores_nothing_new(compared) -> None:
+    wh, bench, s, result = compared
+    counts = {t: wh.scalar(f"SELECT count(*) FROM {t}") for t in ("episodes", "events", "comparison_methods")}
+    again = run_compare(wh, s, bench=bench, agent_factory=NoisyReader, embedder=fake_embedder)
+    assert again.ran == 0 and again.reused > 0
+    assert again.result_id == result.result_id
+    assert {t: wh.scalar(f"SELECT count(*) FROM {t}") for t in counts} == counts
+    dup = wh.scalar(
+        "SELECT count(*) FROM (SELECT task_id, docset_id, config_id, repeat FROM episodes GROUP BY ALL HAVING count(*) > 1)"
+    )
+    assert dup == 0
+
+
+def test_mann_whitney_and_holm(compared) -> None:
+    from scipy.stats import mannwhitneyu
+
+    wh, _, _, result = compared
+    stored = stored_comparisons(wh, result.compare_id)[0]
+    points = {
+        r.method: json.loads(r.points) if isinstance(r.points, str) else r.points
+        for r in stored.methods.itertuples()
+    }
+    for metric in ("ts", "tc"):
+        rows = stored.tests[(stored.tests["metric"] == metric) & (stored.tests["versus"] != "baselines")]
+        assert sorted(rows["versus"]) == ["drt", "et", "og"]
+        for r in rows.itertuples():
+            dc = [p[metric] for p in points["dc"]]
+            other = [p[metric] for p in points[r.versus]]
+            ref = mannwhitneyu(dc, other, alternative="two-sided", method=r.test)
+            assert r.u == pytest.approx(ref.statistic) and r.p == pytest.approx(ref.pvalue)
+        assert list(rows["p_holm"]) == pytest.approx(holm(list(rows["p"])))
+    ts_rows = stored.tests[(stored.tests["metric"] == "ts") & (stored.tests["versus"] != "baselines")]
+    smallest = ts_rows.sort_values("p").iloc[0]
+    assert smallest.p_holm == pytest.approx(min(1.0, 3 * smallest.p)) and smallest.p_holm > smallest.p
+    ts = ts_rows[ts_rows["versus"] == "og"].iloc[0]
+    assert ts.relative_pct == pytest.approx(100 * (ts.method_mean - ts.versus_mean) / ts.versus_mean)
+    pooled = stored.tests[(stored.tests["metric"] == "ts") & (stored.tests["versus"] == "baselines")].iloc[0]
+    m = stored.methods.set_index("method")
+    assert pooled.versus_mean == pytest.approx((m.loc["et", "ts_mean"] + m.loc["drt", "ts_mean"]) / 2)
+
+
+def test_budget_curves_start_at_the_original_and_end_at_the_selection(compared) -> None:
+    wh, bench, s, result = compared
+    cur = result.curves
+    assert set(cur["series"]) == {"memory", "no-memory"}
+    assert sorted(cur["budget"].unique()) == list(range(ITERATIONS + 1))
+    original = bench.original_docs().docset_id
+    assert set(cur[cur["budget"] == 0]["docset_id"]) == {original}
+    final = {
+        p["opt_run"]: p["docset_id"]
+        for p in result.methods.set_index("method").loc["dc", "points"]
+        if isinstance(p, dict)
+    }
+    mem_end = cur[(cur["series"] == "memory") & (cur["budget"] == ITERATIONS)]
+    assert {r.opt_run: r.docset_id for r in mem_end.itertuples()} == final
+    assert (mem_end["changed_tools"] > 0).all()
+
+
+def test_efficiency_comes_from_the_producers(compared) -> None:
+    wh, bench, s, result = compared
+    m = result.methods.set_index("method")
+    from core.study.fields import study_tools
+
+    tools = study_tools(bench, [t for t in bench.tasks() if t.task_id in set(result.task_ids)])
+    original = bench.original_docs()
+    assert m.loc["og", "doc_tokens"] == pytest.approx(np.mean([token_length(original[t]) for t in tools]))
+    assert m.loc["og", "minutes_per_tool"] == 0 and m.loc["og", "opt_tokens_per_tool"] == 0
+    details = [
+        json.loads(d)
+        for (d,) in wh.rows(
+            "SELECT detail FROM run_status s JOIN runs r USING (run_id) "
+            "WHERE r.kind = 'baseline' AND s.status = 'finished' "
+            "AND json_extract_string(r.config, '$.method') = 'easytool'"
+        )
+    ]
+    per_run = [np.mean([c["tokens"] for c in d["costs"].values()]) for d in details]
+    assert m.loc["et", "opt_tokens_per_tool"] == pytest.approx(np.mean(per_run)) and per_run[0] > 0
+    dc_runs = wh.query("SELECT * FROM chisel_tools")
+    assert m.loc["dc", "agent_tokens_per_tool"] >= 0 and m.loc["dc", "tools_optimized"] == pytest.approx(
+        dc_runs.groupby("run_id").size().iloc[0]
+    )
+
+
+def test_results_section_renders(compared) -> None:
+    from core.reports import render_results
+
+    wh, _, _, result = compared
+    text = render_results(wh)
+    assert "## Method comparison" in text
+    assert result.compare_id in text
+    assert "DC (DocsChisel) vs OG (original)" in text and "p (Holm)" in text
+    assert "Iteration budget (Fig. 9)" in text and "TS no-memory %" in text
+
+
+def test_chisel_table_iii_shares_the_cost_helper(compared) -> None:
+    """DocsChisel's own results section reads the same per-tool costs as the comparison."""
+    from core.chisel.report import evaluate_on_test, table_iii
+    from core.warehouse.costs import chisel_run_costs
+
+    wh, bench, _, result = compared
+    dc = result.methods.set_index("method").loc["dc"]
+    run_id = wh.query(
+        "SELECT run_id FROM runs WHERE kind = 'optimize' AND json_extract(config, '$.memory')::BOOLEAN "
+        "ORDER BY run_id LIMIT 1"
+    )["run_id"].iloc[0]
+    evaluate_on_test(wh, run_id, bench, agent_factory=NoisyReader)
+    row = table_iii(wh).iloc[0]
+    cost = chisel_run_costs(wh, [run_id]).iloc[0]
+    assert row["min / tool"] == pytest.approx(cost["minutes_per_tool"])
+    assert row["tools (changed)"] == f"{int(cost['tools'])} ({int(cost['changed'])})"
+    assert dc["tools_optimized"] == pytest.approx(cost["tools"])
+
+
+def test_optimizer_models_give_one_docschisel_row_each(tmp_path) -> None:
+    from core.study.compare_report import optimizer_frame, stored_comparisons
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path / "models.duckdb")
+    s = spec(
+        "unused",
+        methods=("og", "dc"),
+        opt_runs=1,
+        eval_runs=2,
+        optimizer_models=("local/model-a", "local/model-b"),
+        memory_ablation=False,
+        curve_eval_runs=0,
+    )
+    result = run_compare(wh, s, bench=ShopBench(n=24, quote_tasks=6), agent_factory=NoisyReader)
+    rows = result.methods.set_index("method")
+    assert list(rows.index) == ["og", "dc", "dc:local/model-b"]
+    assert rows.loc["dc:local/model-b", "optimizer_model"] == "local/model-b"
+    assert set(result.tests["versus"]) == {"og"} and result.curves.empty
+    table = optimizer_frame(stored_comparisons(wh)[0])
+    assert list(table["optimizer model"]) == ["local/model-a", "local/model-b"]
+
+
+def test_results_section_is_absent_without_a_comparison(warehouse) -> None:
+    from core.study.compare_report import comparison_section
+
+    assert comparison_section(warehouse) is None
+
+
+def test_spec_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="methods"):
+        CompareSpec(methods=("og", "nope"))
+    with pytest.raises(ValueError, match="eval_runs"):
+        CompareSpec(eval_runs=0)
+    assert CompareSpec(methods=("dc", "og")).compare_id == CompareSpec(methods=("og", "dc")).compare_id
+    assert CompareSpec(optimizer_models=("a", "b")).dc_variants() == [("dc", "a"), ("dc:b", "b")]
+
+
+# --------------------------------------------------------------------------- CLI
+def _notes_step(messages):
+    return json.dumps({"thought": "search", "action": "search_notes", "action_input": {"query": "coffee"}})
+
+
+@pytest.mark.usefixtures("restore_gateway")
+def test_cli_compare_and_show(tmp_path) -> None:
+    from core.cli.main import cli
+    from core.config import PROJECT_ROOT
+
+    agent = script(_notes_step, name="compare-cli-agent")
+    baselines = script(baseline_replies, name="compare-cli-baselines")
+    wh = str(tmp_path / "cli.duckdb")
+    folder = str(PROJECT_ROOT / "tests" / "fixtures" / "userbench" / "notes")
+    args = [
+        "compare",
+        "--benchmark",
+        folder,
+        "--methods",
+        "og,et,dc",
+        "--opt-runs",
+        "1",
+        "--eval-runs",
+        "2",
+        "--limit",
+        "3",
+        "--iterations",
+        "1",
+        "--model",
+        agent.model,
+        "--doc-mode",
+        "text",
+        "--max-steps",
+        "1",
+        "--baseline-model",
+        baselines.model,
+        "--engine",
+        "evidence",
+        "--curve-eval-runs",
+        "0",
+        "--warehouse",
+        wh,
+    ]
+    runner = CliRunner()
+    out = runner.invoke(cli, args, catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    assert "TS mean %" in out.output and "p (Holm)" in out.output
+    compare_id = re.search(r"comparison (\w+) stored", out.output).group(1)
+    shown = runner.invoke(cli, ["compare", "show", "--warehouse", wh], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert compare_id in shown.output and "OG (original)" in shown.output
+    bad = runner.invoke(cli, [*args[:4], "og,nope", *args[5:]])
+    assert bad.exit_code == 2 and "--methods" in bad.output
+    bad = runner.invoke(cli, [*args[:6], "0", *args[7:]])
+    assert bad.exit_code == 2 and "--opt-runs" in bad.output
+    empty = runner.invoke(cli, ["compare", "show", "--warehouse", str(tmp_path / "empty.duckdb")])
+    assert empty.exit_code != 0 and "no comparison" in empty.output
