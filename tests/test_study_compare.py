@@ -110,7 +110,8 @@ def _compare_runs(wh, compare_id):
         """SELECT r.run_id, json_extract_string(r.config, '$.method') AS method,
                   list(e.task_id ORDER BY e.task_id) AS tasks
            FROM runs r JOIN run_episodes re USING (run_id) JOIN episodes e USING (episode_id)
-           WHERE r.kind = 'compare' AND json_extract_string(r.config, '$.compare_id') = ?
+           WHERE r.kind IN ('compare', 'compare-curve')
+             AND json_extract_string(r.config, '$.compare_id') = ?
            GROUP BY ALL""",
         [compare_id],
     )

@@ -15,7 +15,8 @@ What it does, as the DocsChisel paper does it (§IV):
    `core.chisel.loop.Optimizer` for DC (one set of runs per optimizer model:
    Table IV). The original docs (OG) are one doc set. Every producer is
    content-hashed and resumable, so asking again costs nothing.
-3. Evaluation: each doc set on the test tasks `eval_runs` times; evaluation
+3. Evaluation (runs of kind `compare`; curve points `compare-curve`): each
+   doc set on the test tasks `eval_runs` times; evaluation
    run j uses `AgentConfig(temperature=T, seed=j)`, because the local model is
    deterministic at T = 0 and the gateway caches identical calls. OG has one
    doc set, so its distribution has `eval_runs` points (repeating it per
@@ -36,92 +37,24 @@ comparison runs only missing episodes and stores no duplicate.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
-from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
-from core.benchmarks.splits import get_or_create_split
+from core.benchmarks.registry import benchmark_key, get_benchmark
 from core.docs import DocSet
 from core.study.budget import budget_docsets
 from core.study.compare_rows import Point, curve_row, method_rows, significance_rows
-from core.study.fields import sample, study_tools
+from core.study.compare_spec import BASELINE_OF, LABELS, METHODS, CompareSpec, compare_tasks
+from core.study.fields import study_tools
 from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
 from core.warehouse.records import content_hash
 
+__all__ = ["METHODS", "CompareResult", "CompareSpec", "Harness", "compare_tasks", "run_compare"]
+
 Log = Callable[[str], None]
-METHODS = ("og", "et", "drt", "dc")
-LABELS = {"og": "OG (original)", "et": "ET (EasyTool)", "drt": "DRT (DRAFT)", "dc": "DC (DocsChisel)"}
-BASELINE_OF = {"et": "easytool", "drt": "draft"}
-
-
-@dataclass(frozen=True)
-class CompareSpec:
-    """Everything that defines one comparison; its hash is the comparison id.
-
-    `agent` is the target agent (its model, paradigm, doc mode, step limit).
-    `optimizer_models` empty means the optimizer's default (the evidence engine
-    with the local model); several give one DC variant each (`dc` for the
-    first, `dc:<model>` for the others). `baseline_model` None means the
-    agent's model.
-    """
-
-    benchmark: str = "api-bank"
-    domains: tuple[str, ...] = ()
-    methods: tuple[str, ...] = METHODS
-    opt_runs: int = 3
-    eval_runs: int = 5
-    limit: int | None = 20
-    agent: AgentConfig = field(default_factory=AgentConfig)
-    temperature: float = 0.7
-    iterations: int = 5
-    optimizer_models: tuple[str, ...] = ()
-    engine: str = "auto"
-    max_opt_tasks: int | None = None
-    max_val_tasks: int | None = None
-    max_traces: int | None = None
-    selection: str = "evidence"  # DocsChisel's selection rule (core.chisel.results.select)
-    memory_ablation: bool = True
-    curve_eval_runs: int = 1
-    baseline_model: str | None = None
-    split_seed: int = 0
-
-    def __post_init__(self) -> None:
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or not self.methods:
-            raise ValueError(f"methods must be some of {', '.join(METHODS)}; got {list(self.methods)}")
-        for name in ("opt_runs", "eval_runs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1")
-        if self.curve_eval_runs < 0 or self.iterations < 0:
-            raise ValueError("curve_eval_runs and iterations must be >= 0")
-        if self.limit is not None and self.limit < 1:
-            raise ValueError("limit must be at least 1 (or None for every test task)")
-        if self.temperature <= 0:
-            raise ValueError("temperature must be > 0: at 0 the evaluation runs would be identical")
-        # canonical order, so the same comparison always has the same id
-        object.__setattr__(self, "methods", tuple(m for m in METHODS if m in self.methods))
-        object.__setattr__(self, "domains", tuple(sorted(set(self.domains))))
-        object.__setattr__(self, "optimizer_models", tuple(dict.fromkeys(self.optimizer_models)))
-
-    @property
-    def compare_id(self) -> str:
-        return content_hash("compare", asdict(self))
-
-    def eval_agent(self, eval_run: int) -> AgentConfig:
-        """The target agent of evaluation run j: `agent` sampled at `temperature` with seed j.
-
-        `agent` itself (temperature 0 by default) is what the optimizer evaluates candidates with.
-        """
-        return replace(self.agent, temperature=self.temperature, seed=eval_run)
-
-    def dc_variants(self) -> list[tuple[str, str | None]]:
-        """(method key, optimizer model) of the DocsChisel runs; None = the optimizer's default."""
-        models: list[str | None] = list(self.optimizer_models) or [None]
-        return [("dc" if i == 0 else f"dc:{m}", m) for i, m in enumerate(models)]
 
 
 @dataclass
@@ -144,17 +77,6 @@ class CompareResult:
     curves: pd.DataFrame
     ran: int = 0
     reused: int = 0
-
-
-def compare_tasks(warehouse, spec: CompareSpec, bench: Benchmark) -> tuple[str, list[Task]]:
-    """(split id, the seeded sample of the split's test part for the spec's domains)."""
-    all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
-    domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
-    chosen = sample(split.tasks(domain_tasks, "test"), spec.limit, spec.split_seed)
-    if not chosen:
-        raise ValueError(f"no test tasks in {spec.benchmark} for domains {list(spec.domains) or 'all'}")
-    return split.split_id, chosen
 
 
 class Harness:
@@ -234,7 +156,10 @@ class Harness:
         return out
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, method: str, entry: Entry, eval_run: int, tasks: Sequence[Task], **extra) -> Point:
+    def evaluate(
+        self, method: str, entry: Entry, eval_run: int, tasks: Sequence[Task], kind: str = "compare", **extra
+    ) -> Point:
+        """One evaluation run; curve points use kind `compare-curve`, so readers can tell them apart."""
         from core.runner import RunPlan, run
 
         plan = RunPlan(
@@ -244,8 +169,8 @@ class Harness:
             list(tasks),
             repeats=1,
             split="test",
-            kind="compare",
-            name=f"compare {method} s{entry.opt_run} e{eval_run}",
+            kind=kind,
+            name=f"{kind} {method} s{entry.opt_run} e{eval_run}",
             extra={"compare_id": self.cid, "method": method, "opt_run": entry.opt_run, **extra},
         )
         res = run(self.wh, plan, concurrency=self.concurrency, agent_factory=self.agent_factory)
@@ -276,7 +201,7 @@ class Harness:
                 )
                 at_k = Entry(entry.opt_run, b.docset, entry.producer)
                 pts = [
-                    self.evaluate(f"dc-{series}", at_k, j, tasks, budget=b.budget)
+                    self.evaluate(f"dc-{series}", at_k, j, tasks, "compare-curve", budget=b.budget)
                     for j in range(spec.curve_eval_runs)
                 ]
                 rows.append(

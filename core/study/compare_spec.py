@@ -1,0 +1,98 @@
+"""What defines a comparison (`CompareSpec`, hashed into its id) and the test tasks it measures on.
+
+Kept apart from the harness so the CLI, the dashboard and the reports can build
+and validate a spec, and find a comparison's tasks, without importing the
+optimizer or the runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from core.agents.base import AgentConfig
+from core.benchmarks.base import Benchmark, Task
+from core.benchmarks.registry import benchmark_key, select_tasks
+from core.benchmarks.splits import get_or_create_split
+from core.study.fields import sample
+from core.warehouse.records import content_hash
+
+METHODS = ("og", "et", "drt", "dc")
+LABELS = {"og": "OG (original)", "et": "ET (EasyTool)", "drt": "DRT (DRAFT)", "dc": "DC (DocsChisel)"}
+BASELINE_OF = {"et": "easytool", "drt": "draft"}
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """Everything that defines one comparison; its hash is the comparison id.
+
+    `agent` is the target agent (its model, paradigm, doc mode, step limit).
+    `optimizer_models` empty means the optimizer's default (the evidence engine
+    with the local model); several give one DC variant each (`dc` for the
+    first, `dc:<model>` for the others). `baseline_model` None means the
+    agent's model.
+    """
+
+    benchmark: str = "api-bank"
+    domains: tuple[str, ...] = ()
+    methods: tuple[str, ...] = METHODS
+    opt_runs: int = 3
+    eval_runs: int = 5
+    limit: int | None = 20
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    temperature: float = 0.7
+    iterations: int = 5
+    optimizer_models: tuple[str, ...] = ()
+    engine: str = "auto"
+    max_opt_tasks: int | None = None
+    max_val_tasks: int | None = None
+    max_traces: int | None = None
+    selection: str = "evidence"  # DocsChisel's selection rule (core.chisel.results.select)
+    memory_ablation: bool = True
+    curve_eval_runs: int = 1
+    baseline_model: str | None = None
+    split_seed: int = 0
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.methods if m not in METHODS]
+        if unknown or not self.methods:
+            raise ValueError(f"methods must be some of {', '.join(METHODS)}; got {list(self.methods)}")
+        for name in ("opt_runs", "eval_runs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.curve_eval_runs < 0 or self.iterations < 0:
+            raise ValueError("curve_eval_runs and iterations must be >= 0")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError("limit must be at least 1 (or None for every test task)")
+        if self.temperature <= 0:
+            raise ValueError("temperature must be > 0: at 0 the evaluation runs would be identical")
+        # canonical order, so the same comparison always has the same id
+        object.__setattr__(self, "methods", tuple(m for m in METHODS if m in self.methods))
+        object.__setattr__(self, "domains", tuple(sorted(set(self.domains))))
+        object.__setattr__(self, "optimizer_models", tuple(dict.fromkeys(self.optimizer_models)))
+
+    @property
+    def compare_id(self) -> str:
+        return content_hash("compare", asdict(self))
+
+    def eval_agent(self, eval_run: int) -> AgentConfig:
+        """The target agent of evaluation run j: `agent` sampled at `temperature` with seed j.
+
+        `agent` itself (temperature 0 by default) is what the optimizer evaluates candidates with.
+        """
+        return replace(self.agent, temperature=self.temperature, seed=eval_run)
+
+    def dc_variants(self) -> list[tuple[str, str | None]]:
+        """(method key, optimizer model) of the DocsChisel runs; None = the optimizer's default."""
+        models: list[str | None] = list(self.optimizer_models) or [None]
+        return [("dc" if i == 0 else f"dc:{m}", m) for i, m in enumerate(models)]
+
+
+def compare_tasks(warehouse, spec: CompareSpec, bench: Benchmark) -> tuple[str, list[Task]]:
+    """(split id, the seeded sample of the split's test part for the spec's domains)."""
+    all_tasks = bench.tasks()
+    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
+    chosen = sample(split.tasks(domain_tasks, "test"), spec.limit, spec.split_seed)
+    if not chosen:
+        raise ValueError(f"no test tasks in {spec.benchmark} for domains {list(spec.domains) or 'all'}")
+    return split.split_id, chosen
