@@ -23,7 +23,9 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
 
 @pytest.mark.parametrize("paradigm", ["react", "multi"])
 def test_local_model_runs_both_benchmarks(warehouse, data_dir, paradigm: str) -> None:
-    config = AgentConfig(paradigm=paradigm, model="local/smollm2-135m", max_steps=3, time_limit_s=240, max_tokens=96)
+    config = AgentConfig(
+        paradigm=paradigm, model="local/smollm2-135m", max_steps=3, time_limit_s=240, max_tokens=96
+    )
     for name, n in (("api-bank", 5), ("workbench", 2)):
         bench = get_benchmark(name, data_dir)
         tasks = sample_tasks(bench.tasks(), n, seed=7)

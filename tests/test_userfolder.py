@@ -416,4 +416,7 @@ def test_import_user_folder_registers_docs_tasks_and_split(warehouse) -> None:
     assert summary["tasks"] == 12 and summary["tools"] == 4
     assert sum(summary["split"].values()) == 12
     assert warehouse.scalar("SELECT count(*) FROM tasks") == 12
-    assert warehouse.scalar("SELECT count(*) FROM doc_set_members WHERE docset_id = ?", [summary["docset_id"]]) == 4
+    assert (
+        warehouse.scalar("SELECT count(*) FROM doc_set_members WHERE docset_id = ?", [summary["docset_id"]])
+        == 4
+    )

@@ -64,9 +64,11 @@ def check_cmd(name: str, as_json: bool, data_dir: str | None) -> None:
         from core.benchmarks.userfolder import check as user_check
 
         report = user_check(bench)
-        text = (f"{bench.name} ({report.get('tasks')} tasks, {report.get('tools')} tools): gold calls executed "
-                f"{report.get('gold_calls_ok')}/{report.get('gold_calls')}, tasks correct against their own gold "
-                f"{report.get('self_correct')}/{report.get('tasks')}")
+        text = (
+            f"{bench.name} ({report.get('tasks')} tasks, {report.get('tools')} tools): gold calls executed "
+            f"{report.get('gold_calls_ok')}/{report.get('gold_calls')}, tasks correct against their own gold "
+            f"{report.get('self_correct')}/{report.get('tasks')}"
+        )
         ok = report["ok"]
     if as_json:
         click.echo(
