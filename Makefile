@@ -9,7 +9,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup demo test lint browser clean
+.PHONY: setup demo test lint browser clean results
 
 $(BIN)/docschisel: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,10 @@ test: setup browser
 	@# pytest exits 5 when it collected no test: that is a failure, not a pass.
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/.
+results: setup
+	$(BIN)/docschisel results $(foreach w,$(filter-out data/warehouse.duckdb,$(wildcard data/*.duckdb)),--also $(w))
 
 lint: setup
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

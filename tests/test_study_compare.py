@@ -282,6 +282,39 @@ def test_optimizer_models_give_one_docschisel_row_each(tmp_path) -> None:
     assert list(table["optimizer model"]) == ["local/model-a", "local/model-b"]
 
 
+def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
+    """With a tool cap, EasyTool rewrites only DocsChisel's tools and the test tasks are the ones using them."""
+    from core.study.compare_spec import compare_tasks, compared_tools
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path / "tools.duckdb")
+    bench = ShopBench(n=24, quote_tasks=6)
+    model = script(baseline_replies, name="compare-baselines-tools")
+    s = spec(
+        model.model,
+        methods=("og", "et", "dc"),
+        opt_runs=1,
+        eval_runs=1,
+        limit=None,
+        limit_tools=1,
+        memory_ablation=False,
+        curve_eval_runs=0,
+    )
+    assert compared_tools(wh, s, bench) == ["shop.order"]  # the tool with the most opt/val tasks
+    _, tasks = compare_tasks(wh, s, bench)
+    assert tasks and all("shop.order" in t.tools for t in tasks)
+    run_compare(wh, s, bench=bench, agent_factory=NoisyReader, embedder=fake_embedder)
+    original = bench.original_docs()
+    et_id = wh.scalar("SELECT docset_id FROM doc_sets WHERE origin = 'easytool'")
+    et = wh.load_docset(et_id)
+    assert et["shop.order"].doc_id != original["shop.order"].doc_id
+    assert et["shop.quote"].doc_id == original["shop.quote"].doc_id
+    configs = wh.rows("SELECT config FROM runs WHERE kind = 'optimize'")
+    assert configs and all(json.loads(c[0])["limit_tools"] == 1 for c in configs)
+    with pytest.raises(ValueError):
+        spec("unused", limit_tools=0)
+
+
 def test_results_section_is_absent_without_a_comparison(warehouse) -> None:
     from core.study.compare_report import comparison_section
 

@@ -44,6 +44,13 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 @click.option(
     "--limit", type=click.IntRange(min=0), default=20, help="Seeded sample of N test tasks (0 = all)."
 )
+@click.option(
+    "--limit-tools",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Per domain, only the N tools with the most opt/val tasks (DocsChisel's --limit-tools); EasyTool and "
+    "DRAFT document the same tools and the test tasks are those that use them.",
+)
 @target_agent_options
 @click.option(
     "--temperature",
@@ -117,6 +124,7 @@ def command(ctx: click.Context, **opts) -> None:
         opt_runs=opts["opt_runs"],
         eval_runs=opts["eval_runs"],
         limit=opts["limit"] or None,
+        limit_tools=opts["limit_tools"],
         agent=AgentConfig(
             paradigm=opts["paradigm"],
             model=opts["model"] or default_model(),

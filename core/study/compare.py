@@ -47,7 +47,14 @@ from core.benchmarks.registry import benchmark_key, get_benchmark
 from core.docs import DocSet
 from core.study.budget import budget_docsets
 from core.study.compare_rows import Point, curve_row, method_rows, significance_rows
-from core.study.compare_spec import BASELINE_OF, LABELS, METHODS, CompareSpec, compare_tasks
+from core.study.compare_spec import (
+    BASELINE_OF,
+    LABELS,
+    METHODS,
+    CompareSpec,
+    compare_tasks,
+    compared_tools,
+)
 from core.study.fields import study_tools
 from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
 from core.warehouse.records import content_hash
@@ -113,6 +120,7 @@ class Harness:
                 BASELINE_OF[method],
                 spec.benchmark,
                 domains=list(spec.domains) or None,
+                tools=compared_tools(self.wh, spec, self.bench),
                 model=spec.baseline_model or spec.agent.model,
                 seed=s,
                 split_seed=spec.split_seed,
@@ -132,6 +140,7 @@ class Harness:
             config = OptimizeConfig(
                 benchmark=spec.benchmark,
                 domains=spec.domains,
+                limit_tools=spec.limit_tools,
                 agent=spec.agent,
                 iterations=spec.iterations,
                 memory=memory,

@@ -51,6 +51,7 @@ class CompareSpec:
     curve_eval_runs: int = 1
     baseline_model: str | None = None
     split_seed: int = 0
+    limit_tools: int | None = None  # DocsChisel's per-domain tool cap; ET/DRT and the test tasks follow it
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -61,6 +62,8 @@ class CompareSpec:
                 raise ValueError(f"{name} must be at least 1")
         if self.curve_eval_runs < 0 or self.iterations < 0:
             raise ValueError("curve_eval_runs and iterations must be >= 0")
+        if self.limit_tools is not None and self.limit_tools < 1:
+            raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
             raise ValueError("limit must be at least 1 (or None for every test task)")
         if self.temperature <= 0:
@@ -87,11 +90,40 @@ class CompareSpec:
         return [("dc" if i == 0 else f"dc:{m}", m) for i, m in enumerate(models)]
 
 
-def compare_tasks(warehouse, spec: CompareSpec, bench: Benchmark) -> tuple[str, list[Task]]:
-    """(split id, the seeded sample of the split's test part for the spec's domains)."""
+def compared_tools(warehouse, spec: CompareSpec, bench: Benchmark) -> list[str] | None:
+    """The tools every method documents when `limit_tools` caps them; None = every tool of the domains.
+
+    The same rule the optimizer applies (`core.chisel.profile.tool_tasks`: per
+    domain, the tools with the most optimization and validation tasks), so
+    EasyTool and DRAFT rewrite exactly the tools DocsChisel optimizes and the
+    test tasks are the ones that use them.
+    """
+    if not spec.limit_tools:
+        return None
+    from core.chisel.profile import tool_tasks
+
     all_tasks = bench.tasks()
     split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
     domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
+    by_domain = tool_tasks(
+        domain_tasks,
+        split,
+        list(bench.original_docs()),
+        limit_tools=spec.limit_tools,
+        max_opt=spec.max_opt_tasks,
+        max_val=spec.max_val_tasks,
+    )
+    return sorted(tt.tool for items in by_domain.values() for tt in items)
+
+
+def compare_tasks(warehouse, spec: CompareSpec, bench: Benchmark) -> tuple[str, list[Task]]:
+    """(split id, the seeded sample of the split's test part for the spec's domains [and compared tools])."""
+    all_tasks = bench.tasks()
+    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
+    tools = compared_tools(warehouse, spec, bench)
+    if tools is not None:
+        domain_tasks = [t for t in domain_tasks if set(t.tools) & set(tools)]
     chosen = sample(split.tasks(domain_tasks, "test"), spec.limit, spec.split_seed)
     if not chosen:
         raise ValueError(f"no test tasks in {spec.benchmark} for domains {list(spec.domains) or 'all'}")
