@@ -282,6 +282,21 @@ def test_optimizer_models_give_one_docschisel_row_each(tmp_path) -> None:
     assert list(table["optimizer model"]) == ["local/model-a", "local/model-b"]
 
 
+def test_dashboard_points_follow_the_comparison_methods(compared) -> None:
+    """The Compare page's boxes hold each comparison run under its own method, curve runs left out."""
+    from core.ui.queries.results import method_points
+
+    wh, bench, s, _ = compared
+    points = method_points.raw(wh, bench.name, "test")
+    counts = points.groupby("method").size().to_dict()
+    assert counts == {
+        "OG": s.eval_runs,
+        "ET": s.opt_runs * s.eval_runs,
+        "DRT": s.opt_runs * s.eval_runs,
+        "DC": s.opt_runs * s.eval_runs,
+    }
+
+
 def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
     """With a tool cap, EasyTool rewrites only DocsChisel's tools and the test tasks are the ones using them."""
     from core.study.compare_spec import compare_tasks, compared_tools

@@ -69,17 +69,34 @@ def method_points(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
     """One point per (run, doc set, repeat): TS and TC over that evaluation's tasks."""
     df = wh.query(
         """
-        SELECT s.origin, e.run_id, coalesce(nullif(any_value(r.name), ''), e.run_id) AS run, e.docset_id,
-               e."repeat", count(*) AS n, avg(e.success::INT) AS ts, avg(e.tool_correct::INT) AS tc,
+        SELECT s.origin, re.run_id, coalesce(nullif(any_value(r.name), ''), re.run_id) AS run, e.docset_id,
+               e."repeat", any_value(json_extract_string(r.config, '$.method')) AS compare_method,
+               count(*) AS n, avg(e.success::INT) AS ts, avg(e.tool_correct::INT) AS tc,
                avg(e.tokens_in + e.tokens_out) AS tokens
-        FROM episodes e JOIN doc_sets s USING (docset_id) JOIN runs r USING (run_id)
-        WHERE e.benchmark = ? AND e.split = ? AND r.kind NOT IN ('study', 'optimize')
-        GROUP BY s.origin, e.run_id, e.docset_id, e."repeat"
+        FROM run_episodes re JOIN episodes e USING (episode_id) JOIN doc_sets s ON s.docset_id = e.docset_id
+        JOIN runs r ON r.run_id = re.run_id
+        WHERE e.benchmark = ? AND e.split = ?
+          AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'chisel-profile', 'chisel-eval')
+        GROUP BY s.origin, re.run_id, e.docset_id, e."repeat"
         """,
         [benchmark, split],
     )
-    df["method"] = df["origin"].map(method_of)
-    return df[df["method"].notna()].reset_index(drop=True)
+    df["method"] = [
+        _compare_method(m) if isinstance(m, str) and m else method_of(o)
+        for m, o in zip(df["compare_method"], df["origin"], strict=True)
+    ]
+    return df[df["method"].notna()].drop(columns="compare_method").reset_index(drop=True)
+
+
+def _compare_method(key: str) -> str:
+    """A comparison run's own method key (og, et, drt, dc, dc:<optimizer model>) as a box label.
+
+    Comparison runs say which method they evaluate; the doc set's origin alone
+    would put a DocsChisel doc set that equals the original into the OG box.
+    """
+    if key.startswith("dc:"):
+        return f"DC ({key[3:]})"
+    return METHOD_OF_ORIGIN.get(key, key.upper())
 
 
 @cached_query
