@@ -58,8 +58,11 @@ class Guideline(BaseModel):
 
 @dataclass
 class EasyToolConfig:
+    """EasyTool's settings. Its code gives no temperature and calls LangChain's `ChatOpenAI`,
+    whose default is 0.7 — which is also what makes independent runs (seeds) differ."""
+
     model: str
-    temperature: float = 0.0
+    temperature: float = 0.7
     seed: int = 0
     retries: int = 3
     keep_returns: bool = False  # EasyTool's template has no return slot

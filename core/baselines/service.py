@@ -50,6 +50,17 @@ def domain_tools(bench, domains: Sequence[str] | None) -> list[str]:
     return [t for t in out if t in bench.original_docs()]
 
 
+def _effective_config(method: str, model: str, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+    """Every setting the baseline runs with, defaults included, so a changed default is a new run."""
+    from dataclasses import asdict
+
+    if method == "easytool":
+        from core.baselines.easytool import EasyToolConfig as Config
+    else:
+        from core.baselines.draft import DraftConfig as Config
+    return asdict(Config(model=model, seed=seed, **options))
+
+
 def generate_baseline(
     warehouse,
     method: str,
@@ -73,13 +84,13 @@ def generate_baseline(
     chosen = list(tools) if tools else domain_tools(bench, domains)
     options = dict(options or {})
     key = {
+        "config": _effective_config(method, model, seed, options),
         "method": method,
         "benchmark": benchmark_key(bench),
         "tools": sorted(chosen),
         "model": model,
         "seed": seed,
         "split_seed": split_seed,
-        "options": options,
         "original": bench.original_docs().docset_id,
     }
     run_id = warehouse.start_run(
