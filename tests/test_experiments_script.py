@@ -1,0 +1,32 @@
+"""bench/experiments.py stays in sync with the command line: every command it would run parses."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPERIMENTS = runpy.run_path(str(ROOT / "bench" / "experiments.py"), run_name="experiments")
+
+
+@pytest.mark.parametrize("step", list(EXPERIMENTS["STEPS"]))
+def test_every_command_of_a_step_parses(step: str) -> None:
+    from core.cli.main import cli
+
+    for argv in EXPERIMENTS["commands"](step):
+        if argv[1:3] == ["-m", "core.cli.main"]:
+            # options are parsed before the eager --help runs: an unknown or malformed option fails here
+            out = CliRunner().invoke(cli, [*argv[3:], "--help"])
+            assert out.exit_code == 0, f"{' '.join(argv[3:])}: {out.output}"
+        else:
+            assert argv[0] == sys.executable and (ROOT / argv[1]).is_file(), argv
+
+
+def test_unknown_step_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit):
+        EXPERIMENTS["main"](["nonsense"])
+    assert "unknown step" in capsys.readouterr().err
