@@ -53,8 +53,14 @@ STEPS: dict[str, list[str]] = {
     ],
     # the field-impact study: one API-Bank and two WorkBench domains, both paradigms
     "study": [
-        "python bench/field_study.py --agent react --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent multi --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 6 "
+        "--repeats 2 --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 6 "
+        "--repeats 2 --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent react --cells workbench:calendar,workbench:email --limit 4 "
+        "--repeats 2 --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent multi --cells workbench:calendar,workbench:email --limit 4 "
+        "--repeats 2 --warehouse data/study.duckdb",
     ],
 }
 WAREHOUSE = {
