@@ -175,7 +175,11 @@ def _assert_no_empty_heading(text: str) -> None:
         if m.group(1) in LIST_LABELS:
             assert following.startswith("-"), f"empty list heading at line {i + 1}: {text!r}"
         else:
-            assert inline or following.strip(), f"empty heading at line {i + 1}: {text!r}"
+            # a value that starts with blank lines keeps them (exact round trip): its content is the
+            # first indented continuation line after them
+            rest = [ln for ln in lines[i + 1 :] if ln.strip()]
+            continued = bool(rest) and rest[0].startswith("  ")
+            assert inline or continued, f"empty heading at line {i + 1}: {text!r}"
 
 
 @SETTINGS
