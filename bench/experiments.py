@@ -51,11 +51,12 @@ STEPS: dict[str, list[str]] = {
         "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 2 --limit 8 --no-memory-ablation "
         "--curve-eval-runs 0"
     ],
-    # the field-impact study: one API-Bank and two WorkBench domains, both paradigms
+    # the field-impact study: one API-Bank and two WorkBench domains, both paradigms (in this order;
+    # the results document shows the cells stored so far)
     "study": [
-        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 6 "
+        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 4 "
         "--repeats 2 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 6 "
+        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 4 "
         "--repeats 2 --warehouse data/study.duckdb",
         "python bench/field_study.py --agent react --cells workbench:calendar,workbench:email --limit 4 "
         "--repeats 2 --warehouse data/study.duckdb",
