@@ -185,13 +185,17 @@ def test_lower_validation_ts_is_never_accepted(warehouse) -> None:
     assert any(e["outcome"] == "harmful" for e in json.loads(planning[0][0]))
 
 
+def _selection_docs() -> tuple[ToolDoc, ToolDoc, ToolDoc]:
+    """(original, a long candidate, a short candidate) for the selection-rule tests."""
+    d0 = ToolDoc(tool="t", name="t", description="x")
+    return d0, d0.add("UG", "use it well " * 20), d0.add("UG", "use it")
+
+
 def test_selection_prefers_shorter_doc_on_ties() -> None:
     from core.chisel.results import select
     from core.chisel.types import Evaluation
 
-    d0 = ToolDoc(tool="t", name="t", description="x")
-    long = d0.add("UG", "use it well " * 20)
-    short = d0.add("UG", "use it")
+    d0, long, short = _selection_docs()
     ev = Evaluation(
         val_ts=0.5, base_val_ts=0.5, opt_ts=0, base_opt_ts=0, val_run="", opt_run="", accepted=True
     )
@@ -207,9 +211,7 @@ def test_evidence_selection_needs_an_improvement() -> None:
     from core.chisel.results import select
     from core.chisel.types import Evaluation
 
-    d0 = ToolDoc(tool="t", name="t", description="x")
-    long = d0.add("UG", "use it well " * 20)
-    short = d0.add("UG", "use it")
+    d0, long, short = _selection_docs()
     tie = Evaluation(
         val_ts=0.0, base_val_ts=0.0, opt_ts=0.25, base_opt_ts=0.25, val_run="", opt_run="", accepted=True
     )

@@ -94,11 +94,13 @@ def select(
             "no candidate reached the original validation TS" if candidates else "no candidate was generated"
         )
         return d0, base_val, f"original kept: {why}"
-    if rule == "paper":
-        key = lambda c: (-c[1].val_ts, c[2], c[3])  # noqa: E731
-    else:
-        key = lambda c: (-c[1].val_ts, -c[1].opt_ts, c[2], c[3])  # noqa: E731
-    doc, ev, tokens, n = sorted(accepted, key=key)[0]
+
+    def rank(c: tuple[ToolDoc, Evaluation, int, int]) -> tuple[float, ...]:
+        _, ev, tokens, iteration = c
+        tie_break = () if rule == "paper" else (-ev.opt_ts,)
+        return (-ev.val_ts, *tie_break, tokens, iteration)
+
+    doc, ev, tokens, n = min(accepted, key=rank)
     if rule == "evidence" and ev.val_ts <= base_val and ev.opt_ts <= ev.base_opt_ts:
         return (
             d0,

@@ -139,7 +139,7 @@ def run(
         )
 
     buffer: list = []
-    oldest = [0.0]
+    oldest = 0.0  # when the oldest buffered episode finished
 
     def flush() -> None:
         if buffer:
@@ -162,12 +162,12 @@ def run(
                     pending.add(pool.submit(one, task, r))
                 if not pending:
                     break
-                timeout = max(0.0, oldest[0] + flush_s - time.monotonic()) if buffer else None
+                timeout = max(0.0, oldest + flush_s - time.monotonic()) if buffer else None
                 finished_now, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
                 for fut in finished_now:
                     # run_episode records agent and tool failures; an exception here is a real bug
                     if not buffer:
-                        oldest[0] = time.monotonic()
+                        oldest = time.monotonic()
                     buffer.append(fut.result())
                     with lock:
                         finished += 1
@@ -177,7 +177,7 @@ def run(
                         progress(finished, total, "")
                 if buffer and (
                     len(buffer) >= FLUSH_EPISODES
-                    or time.monotonic() - oldest[0] >= flush_s
+                    or time.monotonic() - oldest >= flush_s
                     or not (pending or queue)
                 ):
                     flush()

@@ -108,6 +108,8 @@ class Harness:
         self.concurrency = concurrency
         self.cid = spec.compare_id
         self.ran = self.reused = 0
+        # the tools every method documents (None = all tools of the domains); fixed for the whole comparison
+        self.tools = compared_tools(warehouse, spec, self.bench)
 
     # ------------------------------------------------------------------ doc sets
     def baselines(self, method: str) -> list[Entry]:
@@ -120,7 +122,7 @@ class Harness:
                 BASELINE_OF[method],
                 spec.benchmark,
                 domains=list(spec.domains) or None,
-                tools=compared_tools(self.wh, spec, self.bench),
+                tools=self.tools,
                 model=spec.baseline_model or spec.agent.model,
                 seed=s,
                 split_seed=spec.split_seed,
