@@ -65,7 +65,9 @@ def test_sigkill_then_rerun_resumes_to_the_same_result(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     killed = tmp_path / "killed.duckdb"
     proc = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT, str(killed), "0.03"],
+        # 0.15 s per episode: an iteration takes seconds, so the poll below sees the first candidate long
+        # before a tool's last one (the runner writes fast episodes in batches, so they no longer pace it)
+        [sys.executable, "-c", SCRIPT, str(killed), "0.15"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -76,7 +78,7 @@ def test_sigkill_then_rerun_resumes_to_the_same_result(tmp_path: Path) -> None:
     while time.time() < deadline and proc.poll() is None:
         if wh.scalar("SELECT count(*) FROM candidates") >= 1:  # killed in the middle of a tool's iterations
             break
-        time.sleep(0.2)
+        time.sleep(0.05)
     close_all()
     assert proc.poll() is None, proc.communicate()[1][-2000:]
     proc.send_signal(signal.SIGKILL)
