@@ -16,6 +16,7 @@ import random
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -157,6 +158,66 @@ def test_rerun_runs_and_stores_nothing_new(compared) -> None:
         "SELECT count(*) FROM (SELECT task_id, docset_id, config_id, repeat FROM episodes GROUP BY ALL HAVING count(*) > 1)"
     )
     assert dup == 0
+
+
+def test_progress_counts_every_step_to_a_fixed_end(compared) -> None:
+    """A resumed comparison reports the same planned steps, ending at done == total."""
+    from core.study.compare import Harness
+
+    wh, bench, s, _ = compared
+    seen: list[tuple[int, int, str]] = []
+    run_compare(
+        wh,
+        s,
+        bench=bench,
+        agent_factory=NoisyReader,
+        embedder=fake_embedder,
+        progress=lambda *a: seen.append(a),
+    )
+    # 2 baselines + 1 DocsChisel, 2 runs each; OG 3 evals + 3 methods x 2 runs x 3 evals;
+    # curves: 2 runs x (2 + 1) budgets x 2 series, plus 2 no-memory optimize runs
+    expected = 3 * 2 + 3 + 3 * 2 * 3 + 2 * 3 * 2 + 2
+    assert Harness(wh, s, bench=bench).planned_steps() == expected
+    assert [d for d, _, _ in seen] == list(range(1, expected + 1))
+    assert {t for _, t, _ in seen} == {expected}
+    assert seen[0][2] == "ET (EasyTool) run 0" and seen[-1][2].startswith("curve no-memory s1")
+
+
+def test_cancel_stops_and_a_rerun_resumes_to_the_same_result(compared, tmp_path) -> None:
+    """Cancelling mid-evaluation raises, records a `cancelled` row and keeps what finished."""
+    from core.study.compare import CompareCancelled
+    from core.warehouse import Warehouse
+
+    _, _, s, result = compared
+    wh = Warehouse(tmp_path / "cancel.duckdb")
+    bench = ShopBench(n=24, quote_tasks=6)
+    steps: list[int] = []
+    polls = {"n": 0}
+
+    def cancelled() -> bool:  # asked once eight steps are done; polled inside the runner too
+        polls["n"] += 1
+        return len(steps) >= 8
+
+    with pytest.raises(CompareCancelled, match="cancelled after 8 of"):
+        run_compare(
+            wh,
+            s,
+            bench=bench,
+            agent_factory=NoisyReader,
+            embedder=fake_embedder,
+            progress=lambda d, t, m: steps.append(d),
+            cancelled=cancelled,
+        )
+    states = wh.rows("SELECT status FROM comparisons ORDER BY created_at")
+    assert [r[0] for r in states] == ["started", "cancelled"]
+    assert wh.scalar("SELECT count(*) FROM comparison_methods") == 0
+    kept = wh.scalar("SELECT count(*) FROM episodes")
+    assert kept > 0
+    again = run_compare(wh, s, bench=bench, agent_factory=NoisyReader, embedder=fake_embedder)
+    assert again.reused >= kept - wh.scalar("SELECT count(*) FROM episodes WHERE split <> 'test'")
+    cols = ["method", "n_points", "ts_mean", "tc_mean", "doc_tokens"]  # minutes differ between runs
+    pd.testing.assert_frame_equal(again.methods[cols], result.methods[cols])
+    assert list(again.tests["p_holm"].fillna(-1)) == list(result.tests["p_holm"].fillna(-1))
 
 
 def test_mann_whitney_and_holm(compared) -> None:

@@ -102,8 +102,9 @@ def command(ctx: click.Context, **opts) -> None:
         return
     from core.agents import AgentConfig
     from core.benchmarks.registry import get_benchmark
+    from core.cli.evaluate import job_hooks
     from core.llm import default_model
-    from core.study.compare import CompareSpec, run_compare
+    from core.study.compare import CompareCancelled, CompareSpec, run_compare
     from core.study.compare_report import stored_comparisons, text
 
     try:
@@ -146,10 +147,21 @@ def command(ctx: click.Context, **opts) -> None:
         split_seed=opts["split_seed"],
     )
     wh = open_warehouse(opts["warehouse"])
+    progress, cancelled = job_hooks(wh)
     try:
-        result = run_compare(wh, spec, bench=bench, log=click.echo, concurrency=opts["concurrency"])
+        result = run_compare(
+            wh,
+            spec,
+            bench=bench,
+            log=click.echo,
+            concurrency=opts["concurrency"],
+            progress=progress,
+            cancelled=cancelled,
+        )
     except ValueError as exc:  # e.g. no test tasks in these domains: a usage problem, not a crash
         raise click.UsageError(str(exc)) from exc
+    except CompareCancelled as exc:
+        raise click.ClickException(f"{exc}; run the same command again to resume") from exc
     click.echo("")
     click.echo(text(stored_comparisons(wh, result.compare_id)[0]))
 

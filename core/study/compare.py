@@ -59,9 +59,27 @@ from core.study.fields import study_tools
 from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
 from core.warehouse.records import content_hash
 
-__all__ = ["METHODS", "CompareResult", "CompareSpec", "Harness", "compare_tasks", "run_compare"]
+__all__ = [
+    "METHODS",
+    "CompareCancelled",
+    "CompareResult",
+    "CompareSpec",
+    "Harness",
+    "compare_tasks",
+    "run_compare",
+]
 
 Log = Callable[[str], None]
+Progress = Callable[[int, int, str], None]
+
+
+class CompareCancelled(RuntimeError):
+    """Raised when the caller asked the comparison to stop; everything finished so far is stored.
+
+    A comparison is hours of local-model episodes, so a dashboard job must be
+    able to stop it between (and inside) its steps; re-running the same spec
+    resumes from the stored doc sets and episodes.
+    """
 
 
 @dataclass
@@ -100,6 +118,8 @@ class Harness:
         embedder=None,
         log: Log | None = None,
         concurrency: int = 1,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> None:
         self.wh, self.spec = warehouse, spec
         self.bench = bench or get_benchmark(spec.benchmark, data_dir)
@@ -108,8 +128,43 @@ class Harness:
         self.concurrency = concurrency
         self.cid = spec.compare_id
         self.ran = self.reused = 0
+        self.progress = progress
+        self.cancelled = cancelled or (lambda: False)
+        self.done, self.total = 0, self.planned_steps()
         # the tools every method documents (None = all tools of the domains); fixed for the whole comparison
         self.tools = compared_tools(warehouse, spec, self.bench)
+
+    # ------------------------------------------------------------------ progress
+    def planned_steps(self) -> int:
+        """How many steps `run()` takes: one per produced doc set, evaluation run and curve point.
+
+        Counted up front from the spec so a progress bar has a fixed end; a
+        resumed comparison passes through its stored steps quickly.
+        """
+        spec = self.spec
+        baselines = sum(1 for m in spec.methods if m in BASELINE_OF)
+        variants = len(spec.dc_variants()) if "dc" in spec.methods else 0
+        steps = (baselines + variants) * spec.opt_runs
+        steps += (spec.eval_runs if "og" in spec.methods else 0) + (
+            baselines + variants
+        ) * spec.opt_runs * spec.eval_runs
+        if variants and spec.curve_eval_runs:
+            series = 2 if spec.memory_ablation else 1
+            steps += spec.opt_runs * (spec.iterations + 1) * series + (
+                spec.opt_runs if spec.memory_ablation else 0
+            )
+        return steps
+
+    def _step(self, message: str) -> None:
+        """Count one finished step, report it, and stop here when cancellation was asked for."""
+        self.done = min(self.done + 1, self.total)
+        if self.progress:
+            self.progress(self.done, self.total, message)
+        self._check()
+
+    def _check(self, stopped: bool = False) -> None:
+        if stopped or self.cancelled():
+            raise CompareCancelled(f"comparison {self.cid} cancelled after {self.done} of {self.total} steps")
 
     # ------------------------------------------------------------------ doc sets
     def baselines(self, method: str) -> list[Entry]:
@@ -131,6 +186,7 @@ class Harness:
             )
             self.log(f"{LABELS[method]} run {s}: doc set {run.docset_id}{' (stored)' if run.reused else ''}")
             out.append(Entry(s, run.docset, run.run_id, run.costs))
+            self._step(f"{LABELS[method]} run {s}")
         return out
 
     def docschisel(self, optimizer_model: str | None, memory: bool = True) -> list[Entry]:
@@ -162,8 +218,11 @@ class Harness:
                 agent_factory=self.agent_factory,
                 concurrency=self.concurrency,
                 log=self.log,
+                cancelled=self.cancelled,
             ).run()
+            self._check(result.cancelled)
             out.append(Entry(s, result.docset, result.run_id))
+            self._step(f"DocsChisel{'' if memory else ' (no memory)'} run {s}")
         return out
 
     # ------------------------------------------------------------------ evaluation
@@ -184,9 +243,16 @@ class Harness:
             name=f"{kind} {method} s{entry.opt_run} e{eval_run}",
             extra={"compare_id": self.cid, "method": method, "opt_run": entry.opt_run, **extra},
         )
-        res = run(self.wh, plan, concurrency=self.concurrency, agent_factory=self.agent_factory)
+        res = run(
+            self.wh,
+            plan,
+            concurrency=self.concurrency,
+            agent_factory=self.agent_factory,
+            cancelled=self.cancelled,
+        )
         self.ran += res.ran
         self.reused += res.reused
+        self._check(res.cancelled)
         m = res.metrics
         return Point(method, entry.opt_run, eval_run, m.ts, m.tc, m.n, res.run_id, entry.docset.docset_id)
 
@@ -197,6 +263,7 @@ class Harness:
                 p = self.evaluate(method, entry, j, tasks)
                 self.log(f"  {method} s{entry.opt_run} e{j}: TS {p.ts:6.1%} TC {p.tc:6.1%}")
                 out.append(p)
+                self._step(f"evaluated {method} s{entry.opt_run} e{j}")
         return out
 
     def curve(self, series: str, entries: Sequence[Entry], original: DocSet, tasks) -> list[dict[str, Any]]:
@@ -221,6 +288,7 @@ class Harness:
                     )
                 )
                 self.log(f"  curve {series} s{entry.opt_run} k={b.budget}: TS {rows[-1]['ts']:.1%}")
+                self._step(f"curve {series} s{entry.opt_run} k={b.budget}")
         return rows
 
     # ------------------------------------------------------------------ efficiency
@@ -254,6 +322,29 @@ class Harness:
                 out[key] = _mean([r.get(key) for r in per_run])
         return out
 
+    def _measure(self, tasks: Sequence[Task], original: DocSet):
+        """Produce every method's doc sets, evaluate them and draw the curves (the long part of `run`)."""
+        spec = self.spec
+        entries: dict[str, list[Entry]] = {}
+        optimizer_of: dict[str, str | None] = {}
+        for method in spec.methods:
+            if method == "og":
+                entries["og"] = [Entry(0, original)]
+            elif method in BASELINE_OF:
+                entries[method] = self.baselines(method)
+            else:
+                for key, model in spec.dc_variants():
+                    entries[key] = self.docschisel(model)
+                    optimizer_of[key] = model
+        points = {m: self.points(m, es, tasks) for m, es in entries.items()}
+        curves: list[dict[str, Any]] = []
+        if "dc" in entries and spec.curve_eval_runs:
+            curves = self.curve("memory", entries["dc"], original, tasks)
+            if spec.memory_ablation:
+                nomem = self.docschisel(optimizer_of.get("dc"), memory=False)
+                curves += self.curve("no-memory", nomem, original, tasks)
+        return entries, optimizer_of, points, curves
+
     # ------------------------------------------------------------------ main
     def run(self) -> CompareResult:
         spec, wh = self.spec, self.wh
@@ -274,24 +365,19 @@ class Harness:
             f"comparison {self.cid}: {', '.join(spec.methods)} on {len(tasks)} test tasks "
             f"({len(tools)} tools), {spec.opt_runs} optimization × {spec.eval_runs} evaluation runs"
         )
-        entries: dict[str, list[Entry]] = {}
-        optimizer_of: dict[str, str | None] = {}
-        for method in spec.methods:
-            if method == "og":
-                entries["og"] = [Entry(0, original)]
-            elif method in BASELINE_OF:
-                entries[method] = self.baselines(method)
-            else:
-                for key, model in spec.dc_variants():
-                    entries[key] = self.docschisel(model)
-                    optimizer_of[key] = model
-        points = {m: self.points(m, es, tasks) for m, es in entries.items()}
-        curves: list[dict[str, Any]] = []
-        if "dc" in entries and spec.curve_eval_runs:
-            curves = self.curve("memory", entries["dc"], original, tasks)
-            if spec.memory_ablation:
-                nomem = self.docschisel(optimizer_of.get("dc"), memory=False)
-                curves += self.curve("no-memory", nomem, original, tasks)
+        try:
+            entries, optimizer_of, points, curves = self._measure(tasks, original)
+        except CompareCancelled:
+            wh.record_comparison_status(
+                self.cid,
+                "cancelled",
+                **header,
+                detail={"done": self.done, "total": self.total, "ran": self.ran},
+            )
+            self.log(
+                f"comparison {self.cid} cancelled after {self.done} of {self.total} steps; re-run to resume"
+            )
+            raise
         labels = {**LABELS, **{k: f"DC ({m})" for k, m in optimizer_of.items() if k != "dc"}}
         efficiency = {m: self.efficiency(m, es, tools) for m, es in entries.items()}
         methods = method_rows(points, labels, efficiency, optimizer_of)
@@ -337,8 +423,15 @@ def run_compare(
     concurrency: int = 1,
     data_dir=None,
     embedder=None,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> CompareResult:
-    """Run (or resume) a comparison and store its result; see the module docstring."""
+    """Run (or resume) a comparison and store its result; see the module docstring.
+
+    `progress(done, total, message)` is called after every step and
+    `cancelled()` is polled between and inside steps; when it returns True the
+    run stops with `CompareCancelled`, having stored everything finished.
+    """
     return Harness(
         warehouse,
         spec,
@@ -348,4 +441,6 @@ def run_compare(
         embedder=embedder,
         log=log,
         concurrency=concurrency,
+        progress=progress,
+        cancelled=cancelled,
     ).run()

@@ -4,7 +4,7 @@ Methods are recognised by the origin of the doc set an episode ran with
 (`doc_sets.origin`): original → OG, easytool → ET, draft → DRT,
 docschisel → DC, review → Reviewed. Producers of optimized or baseline doc
 sets put the producing run in `doc_sets.meta.run_id`; the efficiency table
-reads tokens (llm_calls) and minutes (run_status) of that run.
+reads its costs through `core.warehouse.costs`, as the comparison does.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pandas as pd
 
 from core.ui.state import cached_query
 from core.warehouse import Warehouse
+from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
 
 METHOD_OF_ORIGIN = {
     "original": "OG",
@@ -47,6 +48,24 @@ def field_impact(wh: Warehouse) -> pd.DataFrame:
         ) = 1
         """
     )
+
+
+@cached_query
+def comparisons(wh: Warehouse) -> list:
+    """Stored comparison snapshots, newest first (`core.study.compare_report.stored_comparisons`)."""
+    from core.study.compare_report import stored_comparisons
+
+    return stored_comparisons(wh)
+
+
+@cached_query
+def task_domains(wh: Warehouse, benchmark: str) -> list[str]:
+    """Domains of a benchmark's imported tasks (empty before its first import)."""
+    return [
+        r[0]
+        for r in wh.rows("SELECT DISTINCT domain FROM tasks WHERE benchmark = ? ORDER BY 1", [benchmark])
+        if r[0]
+    ]
 
 
 @cached_query
@@ -101,34 +120,75 @@ def _compare_method(key: str) -> str:
 
 @cached_query
 def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
-    """Per doc set: length of its docs and the tokens / minutes spent producing it, per tool."""
-    df = wh.query(
-        """
-        WITH members AS (
-            SELECT m.docset_id, count(*) AS tools, avg(v.tokens) AS doc_tokens
-            FROM doc_set_members m JOIN doc_versions v USING (doc_id) GROUP BY 1
-        ), prod AS (
-            -- per-iteration candidate sets of the optimizer are not results; optimized tools come
-            -- from meta.tools when the producer lists them (the other tools kept their original doc)
-            SELECT docset_id, origin, coalesce(nullif(name, ''), origin) AS name,
-                   json_extract_string(meta, '$.run_id') AS run_id,
-                   nullif(len(json_keys(meta, '$.tools')), 0) AS optimized_tools
-            FROM doc_sets
-            WHERE benchmark = ? AND coalesce(json_extract_string(meta, '$.candidate'), 'false') <> 'true'
-        ), tok AS (
-            SELECT run_id, sum(tokens_in + tokens_out) AS tokens, count(*) AS calls FROM llm_calls GROUP BY 1
-        ), dur AS (
-            SELECT run_id, date_diff('second', min(ts), max(ts)) / 60.0 AS minutes FROM run_status GROUP BY 1
-        )
-        SELECT p.docset_id, p.origin, p.name, p.run_id, coalesce(p.optimized_tools, m.tools) AS tools,
-               m.doc_tokens, t.tokens, t.calls, d.minutes
-        FROM prod p LEFT JOIN members m USING (docset_id) LEFT JOIN tok t USING (run_id)
-        LEFT JOIN dur d USING (run_id)
-        """,
+    """Per produced doc set: its doc length and what producing it cost per tool (Table III's columns).
+
+    The costs come from `core.warehouse.costs`, the reads the comparison
+    harness and DocsChisel's results section use, so this page shows the same
+    numbers: a baseline's own per-tool record (`doc_sets.meta.costs`) and an
+    optimize run's `chisel_tools` rows. Timestamps of run-status rows are not
+    used: asking for a stored baseline again appends a row and would inflate it.
+    """
+    sets = wh.query(
+        """SELECT docset_id, origin, coalesce(nullif(name, ''), origin) AS name,
+                  json_extract_string(meta, '$.run_id') AS run_id, json_extract(meta, '$.costs') AS costs
+           FROM doc_sets
+           WHERE benchmark = ? AND coalesce(json_extract_string(meta, '$.candidate'), 'false') <> 'true'""",
         [benchmark],
     )
-    df["method"] = df["origin"].map(method_of)
-    return df[df["method"].notna()].reset_index(drop=True)
+    sets["method"] = sets["origin"].map(method_of)
+    sets = sets[sets["method"].notna()].reset_index(drop=True)
+    lengths = doc_lengths(wh, list(sets["docset_id"]))
+    chisel = chisel_run_costs(
+        wh, [r for r, m in zip(sets["run_id"], sets["method"], strict=True) if m == "DC" and r]
+    )
+    chisel = chisel.set_index("run_id")
+    rows = []
+    for r in sets.itertuples(index=False):
+        cost: dict[str, float | None] = {
+            "tools_optimized": 0.0,
+            "opt_tokens_per_tool": 0.0,
+            "minutes_per_tool": 0.0,
+        }
+        if r.method in ("ET", "DRT"):
+            cost = {**cost, **baseline_costs(_json(r.costs))}
+        elif r.method == "DC" and r.run_id in chisel.index:
+            c = chisel.loc[r.run_id]
+            cost = {
+                "tools_optimized": float(c["tools"]),
+                "opt_tokens_per_tool": float(c["optimizer_tokens"]),
+                "agent_tokens_per_tool": float(c["agent_tokens"]),
+                "minutes_per_tool": float(c["minutes_per_tool"]),
+            }
+        elif r.method not in ("OG",):
+            cost = {k: None for k in cost}  # reviewed or imported docs: no producer cost recorded
+        rows.append(
+            {
+                "docset_id": r.docset_id,
+                "method": r.method,
+                "name": r.name,
+                "run_id": r.run_id,
+                "doc_tokens": lengths.get(r.docset_id),
+                "agent_tokens_per_tool": 0.0,
+                **cost,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "docset_id", "method", "name", "run_id", "doc_tokens", "tools_optimized",
+            "opt_tokens_per_tool", "agent_tokens_per_tool", "minutes_per_tool",
+        ],
+    )  # fmt: skip
+
+
+def _json(value: object) -> dict:
+    if isinstance(value, dict):
+        return value
+    try:
+        out = json.loads(value) if isinstance(value, str) else {}
+    except ValueError:
+        return {}
+    return out if isinstance(out, dict) else {}
 
 
 def _memory_flag(config: object) -> str:

@@ -4,22 +4,181 @@ Box plots of TS and TC over evaluation runs (Fig. 8) with Mann–Whitney U / Hol
 marks, the efficiency table (Table III), and the iteration-budget and memory
 ablation curves (Figs. 9–10). Every number leads to its traces: click a point
 of a box, or use the links in the tables.
+
+A comparison takes hours on the local model, so the page starts it as a
+background job (`docschisel compare`, core/jobs.py) with live progress and a
+cancel button; its stored result snapshots (tables of `docschisel compare
+show`) are listed at the top.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pandas as pd
 import streamlit as st
 
+from core import jobs
+from core.study import compare_report as report
 from core.ui import charts, stats
 from core.ui import components as ui
 from core.ui.queries import results as q
-from core.ui.state import current_path
+from core.ui.state import current_path, refresh, wh
 from core.ui.urlstate import UrlState
+from core.ui.views.jobs import DEFAULT_MODEL, PARADIGMS, job_card
 
 URL = UrlState("compare", {"benchmark": "cmp_benchmark", "split": "cmp_split"})
 
 NAMES = {"OG": "Original docs", "ET": "EasyTool", "DRT": "DRAFT", "DC": "DocsChisel", "Reviewed": "Reviewed"}
+METHODS = {"og": "Original docs (OG)", "et": "EasyTool (ET)", "drt": "DRAFT (DRT)", "dc": "DocsChisel (DC)"}
+BENCHMARKS = ("api-bank", "workbench")
+
+
+def compare_argv(
+    benchmark: str,
+    domains: list[str],
+    methods: list[str],
+    *,
+    model: str,
+    agent: str,
+    warehouse: str,
+    opt_runs: int = 3,
+    eval_runs: int = 5,
+    limit: int = 20,
+    limit_tools: int = 0,
+    iterations: int = 5,
+    max_steps: int = 6,
+    memory_ablation: bool = True,
+    curve_eval_runs: int = 1,
+) -> list[str]:
+    """The `docschisel compare` arguments of a comparison job (0 = no cap for limit / limit_tools)."""
+    argv = [
+        "compare", "--benchmark", benchmark, "--methods", ",".join(methods), "--model", model,
+        "--agent", agent, "--opt-runs", str(opt_runs), "--eval-runs", str(eval_runs), "--limit", str(limit),
+        "--iterations", str(iterations), "--max-steps", str(max_steps),
+        "--curve-eval-runs", str(curve_eval_runs), "--warehouse", warehouse,
+    ]  # fmt: skip
+    if domains:
+        argv += ["--domain", ",".join(domains)]
+    if limit_tools:
+        argv += ["--limit-tools", str(limit_tools)]
+    if not memory_ablation:
+        argv.append("--no-memory-ablation")
+    return argv
+
+
+def start_form(path: str) -> None:
+    """Start `docschisel compare` as a background job; the job list below shows its progress."""
+    with st.expander("Run a comparison", icon=":material/play_arrow:"):
+        c = st.columns([1, 2, 2])
+        benchmark = c[0].selectbox("Benchmark", BENCHMARKS, key="cmpjob_benchmark")
+        known = q.task_domains(path, benchmark)
+        domains = c[1].multiselect(
+            "Domains", known, key="cmpjob_domains", placeholder="all domains", accept_new_options=True
+        )
+        methods = c[2].multiselect(
+            "Methods", list(METHODS), list(METHODS), format_func=METHODS.get, key="cmpjob_methods"
+        )
+        c = st.columns(4)
+        opt_runs = c[0].number_input("Optimization runs", 1, 10, 3, key="cmpjob_opt")
+        eval_runs = c[1].number_input("Evaluation runs", 1, 10, 5, key="cmpjob_eval")
+        limit = c[2].number_input(
+            "Test tasks", 0, 10_000, 20, key="cmpjob_limit", help="Seeded sample; 0 = all"
+        )
+        limit_tools = c[3].number_input(
+            "Tools per domain", 0, 1_000, 0, key="cmpjob_tools", help="The N tools with most tasks; 0 = all"
+        )
+        c = st.columns([2, 1, 1, 1, 1], vertical_alignment="bottom")
+        model = c[0].selectbox("Model", [DEFAULT_MODEL], key="cmpjob_model", accept_new_options=True)
+        agent = c[1].selectbox("Agent paradigm", PARADIGMS, key="cmpjob_agent")
+        iterations = c[2].number_input("DocsChisel iterations", 0, 20, 5, key="cmpjob_iter")
+        max_steps = c[3].number_input("Max steps", 1, 20, 6, key="cmpjob_steps")
+        memory = c[4].checkbox(
+            "Memory ablation", True, key="cmpjob_memory", help="Fig. 10: DC without memory"
+        )
+        if st.button(
+            "Start comparison",
+            type="primary",
+            icon=":material/play_arrow:",
+            disabled=not methods,
+            key="start_compare",
+        ):
+            argv = compare_argv(
+                benchmark, domains, methods, model=model, agent=agent, warehouse=path,
+                opt_runs=int(opt_runs), eval_runs=int(eval_runs), limit=int(limit),
+                limit_tools=int(limit_tools), iterations=int(iterations), max_steps=int(max_steps),
+                memory_ablation=memory,
+            )  # fmt: skip
+            params = {"benchmark": benchmark, "domains": domains, "methods": methods, "model": model}
+            job_id = jobs.start_job(wh(), "compare", argv, params)
+            st.toast(f"Started {job_id}", icon=":material/play_arrow:")
+        st.caption(
+            "Runs `docschisel compare` in the background; it resumes where it stopped when started again with "
+            "the same settings, so cancelling loses at most the episodes in flight."
+        )
+
+
+@st.fragment(run_every=2)
+def compare_jobs() -> None:
+    """Comparison jobs, refreshed every two seconds; a finished one refreshes the page's data."""
+    found = jobs.list_jobs(wh(), limit=10, kind="compare")
+    if not found:
+        return
+    finished = {j.job_id for j in found if not j.active}
+    seen = st.session_state.setdefault("cmp_jobs_finished", set(finished))
+    if finished - seen:
+        st.session_state["cmp_jobs_finished"] = seen | finished
+        refresh()
+        st.rerun()
+    for j in [j for j in found if j.active] + [j for j in found if not j.active][:3]:
+        job_card(j)
+    st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")
+
+
+def stored_comparisons(path: str) -> None:
+    """The result snapshots `docschisel compare` stored: the same tables as `compare show` and RESULTS."""
+    found = q.comparisons(path)
+    if not found:
+        return
+    st.markdown("#### Stored comparisons")
+    by_id = {c.compare_id: c for c in found}
+    cid = st.selectbox(
+        "Comparison", list(by_id), format_func=lambda i: report.title(by_id[i]), key="cmp_stored"
+    )
+    c = by_id[cid]
+    tabs = st.tabs(["TS / TC", "Significance", "Efficiency (Table III)", "Curves (Figs. 9–10)", "Table IV"])
+    frames = (
+        report.summary_frame(c),
+        report.significance_frame(c),
+        report.efficiency_frame(c),
+        report.curve_frame(c),
+        report.optimizer_frame(c),
+    )
+    empty = (
+        "No methods stored.",
+        "Significance needs DocsChisel and another method.",
+        "No efficiency rows.",
+        "No curves: this comparison ran with no curve evaluations.",
+        "One optimizer model only; pass several to compare them.",
+    )
+    for tab, frame, none in zip(tabs, frames, empty, strict=True):
+        with tab:
+            if frame.empty:
+                st.caption(none)
+            else:
+                st.dataframe(frame, hide_index=True)
+    with tabs[3]:
+        if not c.curves.empty:
+            mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
+            st.plotly_chart(
+                charts.curves(mean, "budget", "ts", "series", "Iteration budget k", "Test TS"),
+                key="stored_curve",
+                config={"displaylogo": False},
+            )
+    st.caption(
+        f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
+        f"{len(c.task_ids)} test tasks, the same for every method."
+    )
 
 
 def _open_selected(event: object, split: str) -> None:
@@ -130,13 +289,10 @@ def efficiency(path: str, benchmark: str, points: pd.DataFrame) -> None:
     if eff.empty:
         st.caption("No doc set with a known producing run.")
         return
-    per_tool = eff.assign(
-        tokens_per_tool=eff["tokens"] / eff["tools"],
-        minutes_per_tool=eff["minutes"] / eff["tools"],
-    )
-    table = per_tool.groupby("method", as_index=False).agg(
+    table = eff.groupby("method", as_index=False).agg(
         doc_tokens=("doc_tokens", "mean"),
-        tokens_per_tool=("tokens_per_tool", "mean"),
+        tokens_per_tool=("opt_tokens_per_tool", "mean"),
+        agent_tokens_per_tool=("agent_tokens_per_tool", "mean"),
         minutes_per_tool=("minutes_per_tool", "mean"),
         doc_sets=("docset_id", "nunique"),
     )
@@ -147,13 +303,27 @@ def efficiency(path: str, benchmark: str, points: pd.DataFrame) -> None:
     st.dataframe(
         table.sort_values("order"),
         hide_index=True,
-        column_order=("name", "ts", "tc", "doc_tokens", "tokens_per_tool", "minutes_per_tool", "doc_sets"),
+        column_order=(
+            "name",
+            "ts",
+            "tc",
+            "doc_tokens",
+            "tokens_per_tool",
+            "agent_tokens_per_tool",
+            "minutes_per_tool",
+            "doc_sets",
+        ),  # fmt: skip
         column_config={
             "name": "Method",
             "ts": st.column_config.NumberColumn("TS", format="percent"),
             "tc": st.column_config.NumberColumn("TC", format="percent"),
             "doc_tokens": st.column_config.NumberColumn("Doc length (tokens)", format="%.0f"),
             "tokens_per_tool": st.column_config.NumberColumn("Optimization tokens / tool", format="%.0f"),
+            "agent_tokens_per_tool": st.column_config.NumberColumn(
+                "Agent tokens / tool",
+                format="%.0f",
+                help="Target-agent tokens spent re-evaluating candidates",
+            ),
             "minutes_per_tool": st.column_config.NumberColumn("Minutes / tool", format="%.2f"),
             "doc_sets": "Doc sets",
         },
@@ -193,6 +363,9 @@ def render() -> None:
         "Original docs (OG), EasyTool (ET), DRAFT (DRT) and DocsChisel (DC) on the same split.",
     )
     path = current_path()
+    start_form(path)
+    compare_jobs()
+    stored_comparisons(path)
     avail = q.compare_benchmarks(path)
     if avail.empty:
         ui.empty(

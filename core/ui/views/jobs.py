@@ -146,6 +146,9 @@ def _summary(j: jobs.JobState) -> str:
     p = j.params
     if j.kind == "eval" and p.get("docset"):
         return f"{p.get('benchmark', '')} · docs `{str(p.get('docset'))[:8]}` · {p.get('split', '')} · {p.get('model', '')} · {p.get('agent', '')}"
+    if j.kind == "compare":
+        domains = ",".join(p.get("domains") or []) or "all domains"
+        return f"{p.get('benchmark', '')} · {domains} · {','.join(p.get('methods') or [])} · {p.get('model', '')}"
     if j.kind == "selftest":
         return f"self-test · {p.get('steps', '?')} steps"
     return " ".join(j.argv[:4])
