@@ -398,6 +398,19 @@ def test_results_section_is_absent_without_a_comparison(warehouse) -> None:
     assert comparison_section(warehouse) is None
 
 
+def test_results_show_the_newest_comparison_per_scope() -> None:
+    from core.study.compare_report import StoredComparison, current_comparisons
+
+    def stored(cid: str, domains: list[str], eval_runs: int) -> StoredComparison:
+        agent = {"model": "m", "paradigm": "react", "doc_mode": "native"}
+        spec = {"domains": domains, "eval_runs": eval_runs, "limit_tools": 1, "agent": agent}
+        return StoredComparison(cid, "r" + cid, "api-bank/domain", spec, [], None)
+
+    newest_first = [stored("c3", ["finance"], 5), stored("c2", ["health"], 3), stored("c1", ["finance"], 3)]
+    current, older = current_comparisons(newest_first)
+    assert [c.compare_id for c in current] == ["c3", "c2"] and older == ["c1"]
+
+
 def test_spec_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="methods"):
         CompareSpec(methods=("og", "nope"))

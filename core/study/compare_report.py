@@ -239,9 +239,39 @@ def text(c: StoredComparison) -> str:
     return "\n\n".join(blocks)
 
 
+def _scope(c: StoredComparison) -> tuple:
+    """What a comparison measures: benchmark, domains, tool cap and target agent (not its sizes)."""
+    s, a = c.spec, c.spec.get("agent") or {}
+    return (
+        c.benchmark,
+        tuple(s.get("domains") or ()),
+        s.get("limit_tools"),
+        a.get("model"),
+        a.get("paradigm"),
+        a.get("doc_mode"),
+    )
+
+
+def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[StoredComparison], list[str]]:
+    """The newest comparison per scope, and the ids of the older ones it supersedes.
+
+    Re-running a scope with more evaluation runs (or the memory ablation)
+    stores a new comparison; the results document shows the newest and names
+    the others, which stay in the warehouse.
+    """
+    current: dict[tuple, StoredComparison] = {}
+    older: list[str] = []
+    for c in comparisons:  # newest first
+        if _scope(c) in current:
+            older.append(c.compare_id)
+        else:
+            current[_scope(c)] = c
+    return list(current.values()), older
+
+
 @section(45, "Method comparison: OG, EasyTool, DRAFT and DocsChisel on held-out test tasks")
 def comparison_section(warehouse) -> str | None:
-    comparisons = stored_comparisons(warehouse)
+    comparisons, older = current_comparisons(stored_comparisons(warehouse))
     if not comparisons:
         return None
     intro = (
@@ -251,4 +281,10 @@ def comparison_section(warehouse) -> str | None:
         "the baselines; 12.65 min and 4,481 tokens per tool; docs of 189 tokens (original 153); without "
         "memory TS is 76% lower after 5 iterations."
     )
-    return "\n\n".join([intro, *(markdown(c) for c in comparisons)])
+    parts = [intro, *(markdown(c) for c in comparisons)]
+    if older:
+        parts.append(
+            "Earlier comparisons of the same scopes, superseded by the ones above and kept in the warehouse "
+            f"(`docschisel compare show --id ...`): {', '.join(f'`{i}`' for i in older)}."
+        )
+    return "\n\n".join(parts)
