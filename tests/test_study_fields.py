@@ -145,3 +145,22 @@ def test_cli_show(warehouse, bench, tmp_path):
     out = CliRunner().invoke(command, ["show", "--warehouse", str(warehouse.path), "--format", "markdown"])
     assert out.exit_code == 0, out.output
     assert "| FD | remove |" in out.output
+
+
+def test_results_show_the_largest_study_per_cell(warehouse, bench):
+    """A cell measured again on more tasks shows the larger study; the smaller one is named, not lost."""
+    from core.reports.sections import field_impact
+    from core.study.report import current_studies
+
+    small = StudySpec(
+        benchmark="api-bank", domain="finance", limit=2, repeats=1, model="scripted/none", fields=("FD",)
+    )
+    large = StudySpec(
+        benchmark="api-bank", domain="finance", limit=3, repeats=2, model="scripted/none", fields=("FD",)
+    )
+    for spec in (large, small):  # the smaller one is written last: size, not age, decides
+        run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    shown, older = current_studies(latest_impacts(warehouse))
+    assert [g["study_id"].iloc[0] for g in shown] == [large.study_id] and older == [small.study_id]
+    text = field_impact(warehouse)
+    assert "3 tasks" in text and f"`{small.study_id}`" in text

@@ -53,7 +53,7 @@ def local_baseline(wh) -> str | None:
 @section(30, "Field-impact study (the paper's RQ2, Fig. 1 as tables)")
 def field_impact(wh) -> str | None:
     from core.study.fields import latest_impacts
-    from core.study.report import markdown, title
+    from core.study.report import current_studies, markdown, title
 
     rows = latest_impacts(wh)
     rows = rows[rows["operation"].isin(["add", "remove"])] if not rows.empty else rows
@@ -64,6 +64,13 @@ def field_impact(wh) -> str | None:
         "removes it where the docs have it (`remove`) or adds it, supplemented from a disjoint split part, where "
         "they lack it (`add`, shown as `+CODE`)."
     ]
-    for _, group in rows.groupby("study_id", sort=False):
+    shown, older = current_studies(rows)
+    for group in shown:
         parts += [f"**{title(group)}**", markdown(group)]
+    if older:
+        parts.append(
+            "Smaller studies of the same cells, kept in the warehouse (`docschisel study show --study ...`): "
+            + ", ".join(f"`{i}`" for i in older)
+            + "."
+        )
     return "\n\n".join(parts)

@@ -68,6 +68,34 @@ def text(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _measured(rows: pd.DataFrame) -> int:
+    """Paired episodes behind a study's table: tasks × repeats (the larger, the narrower its intervals)."""
+    import json
+
+    try:
+        d = json.loads(rows["detail"].iloc[0]) if isinstance(rows["detail"].iloc[0], str) else {}
+    except (ValueError, TypeError, KeyError):
+        d = {}
+    return int(d.get("n_tasks") or 0) * int(rows["repeats"].max() or 0)
+
+
+def current_studies(rows: pd.DataFrame) -> tuple[list[pd.DataFrame], list[str]]:
+    """Per cell (benchmark, domain, model, paradigm), the study measured on the most episodes; others' ids.
+
+    A cell re-measured at a larger size keeps its smaller study in the
+    warehouse; the results show the larger one and name the other.
+    """
+    if rows.empty:
+        return [], []
+    shown, older = [], []
+    for _, cell in rows.groupby(["benchmark", "domain", "model", "paradigm"], sort=True):
+        studies = [g for _, g in cell.groupby("study_id", sort=False)]
+        studies.sort(key=lambda g: (_measured(g), g["created_at"].max()), reverse=True)
+        shown.append(studies[0])
+        older += [str(g["study_id"].iloc[0]) for g in studies[1:]]
+    return shown, older
+
+
 def title(rows: pd.DataFrame) -> str:
     r = rows.iloc[0]
     extra = ""
