@@ -290,6 +290,24 @@ def test_efficiency_comes_from_the_producers(compared) -> None:
     )
 
 
+def test_dashboard_efficiency_agrees_with_the_comparison(compared) -> None:
+    """The Compare page's Table III reads the same cost records as the harness (core.warehouse.costs)."""
+    from core.ui.queries.results import efficiency
+
+    wh, bench, _, result = compared
+    m = result.methods.set_index("method")
+    eff = efficiency.raw(wh, bench.name)
+    producers = stored_comparisons(wh, result.compare_id)[0].detail["producers"]
+    for method, label in (("et", "ET"), ("drt", "DRT")):
+        # doc sets are content-addressed: runs that wrote the same docs share one row (the first run's record)
+        mine = eff[(eff["method"] == label) & eff["run_id"].isin(producers[method])]
+        assert 1 <= len(mine) <= len(producers[method])
+        assert mine["opt_tokens_per_tool"].mean() == pytest.approx(m.loc[method, "opt_tokens_per_tool"])
+        assert (mine["minutes_per_tool"] > 0).all() and (
+            mine["tools_optimized"] == m.loc[method, "tools_optimized"]
+        ).all()
+
+
 def test_results_section_renders(compared) -> None:
     from core.reports import render_results
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.docs import DocSet, Param, ToolDoc
+from core.docs.tokens import token_length
 from core.fields import CODES
 from core.warehouse import Episode, Event, Warehouse, content_hash
 
@@ -340,7 +341,7 @@ def seed_sample(warehouse: Warehouse, seed: int = 0) -> dict[str, Any]:
                 benchmark=bench,
                 origin=method,
                 parents=parents,
-                meta={"run_id": producer} if producer else {},
+                meta=_producer_meta(producer, method, specs, i),
             )
     ids["docsets"] = docsets
     ids["eval_runs"] = _eval_runs(b, rng, tasks, docsets)
@@ -472,6 +473,16 @@ RULES = {
 }
 
 
+def _producer_meta(producer: str | None, method: str, specs: list, i: int) -> dict[str, Any]:
+    """What a producer records on its doc set: the run, and for a baseline its own per-tool costs."""
+    if not producer:
+        return {}
+    if method == "docschisel":
+        return {"run_id": producer}
+    costs = {s.tool: {"calls": 1, "tokens": 500 * i + 90, "seconds": 120.0 * i / len(specs)} for s in specs}
+    return {"run_id": producer, "costs": costs}
+
+
 def _optimize(b: _Batch, rng: random.Random, tasks: list[dict]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     candidates: list[ToolDoc] = []
@@ -596,6 +607,30 @@ def _optimize(b: _Batch, rng: random.Random, tasks: list[dict]) -> dict[str, Any
                     "doc_id": sel.doc_id,
                     "created_at": T0,
                     "reason": "highest validation TS" if best > base else "nothing accepted",
+                },
+            )
+            b.add(
+                "chisel_tools",
+                {
+                    "run_id": rid,
+                    "tool": spec.tool,
+                    "domain": spec.domain,
+                    "n_opt": len(profile),
+                    "n_val": 4,
+                    "base_val_ts": base,
+                    "base_opt_ts": base,
+                    "best_val_ts": best,
+                    "original_doc_id": orig.doc_id,
+                    "selected_doc_id": sel.doc_id,
+                    "iterations": 3,
+                    "accepted": 3,
+                    "minutes": round(rng.uniform(9.0, 15.0), 2),
+                    "optimizer_tokens": 4_000 + rng.randrange(1_000),
+                    "agent_tokens": 30_000 + rng.randrange(10_000),
+                    "doc_tokens_before": token_length(orig),
+                    "doc_tokens_after": token_length(sel),
+                    "detail": "{}",
+                    "created_at": T0,
                 },
             )
             b.add(

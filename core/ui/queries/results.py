@@ -149,8 +149,9 @@ def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
             "opt_tokens_per_tool": 0.0,
             "minutes_per_tool": 0.0,
         }
-        if r.method in ("ET", "DRT"):
-            cost = {**cost, **baseline_costs(_json(r.costs))}
+        recorded = _json(r.costs)
+        if r.method in ("ET", "DRT") and recorded:
+            cost = {**cost, **baseline_costs(recorded)}
         elif r.method == "DC" and r.run_id in chisel.index:
             c = chisel.loc[r.run_id]
             cost = {
@@ -159,8 +160,8 @@ def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
                 "agent_tokens_per_tool": float(c["agent_tokens"]),
                 "minutes_per_tool": float(c["minutes_per_tool"]),
             }
-        elif r.method not in ("OG",):
-            cost = {k: None for k in cost}  # reviewed or imported docs: no producer cost recorded
+        elif r.method != "OG":
+            cost = {k: None for k in cost}  # no cost record (reviewed, imported, older runs): unknown, not 0
         rows.append(
             {
                 "docset_id": r.docset_id,
