@@ -38,16 +38,20 @@ def method_of(origin: object) -> str | None:
 
 @cached_query
 def field_impact(wh: Warehouse) -> pd.DataFrame:
-    """The latest measurement of each (study cell, field, operation); baseline rows (n/a) left out."""
-    return wh.query(
-        """
-        SELECT * FROM field_impact
-        WHERE operation IN ('add', 'remove') AND delta_pp IS NOT NULL
-        QUALIFY row_number() OVER (
-            PARTITION BY benchmark, domain, model, paradigm, field, operation ORDER BY created_at DESC
-        ) = 1
-        """
-    )
+    """Per study cell, the rows of its largest study (as in docs/RESULTS.md); n/a rows left out.
+
+    A cell (benchmark, domain, model, paradigm) measured twice — say on 4 and
+    then on 12 tasks — shows one study's rows, never a mix of the two.
+    """
+    from core.study.fields import latest_impacts
+    from core.study.report import current_studies
+
+    rows = latest_impacts(wh)
+    if rows.empty:
+        return rows
+    rows = rows[rows["operation"].isin(["add", "remove"]) & rows["delta_pp"].notna()]
+    shown, _ = current_studies(rows)
+    return pd.concat(shown, ignore_index=True) if shown else rows.iloc[0:0]
 
 
 @cached_query
