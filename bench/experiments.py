@@ -43,12 +43,12 @@ STEPS: dict[str, list[str]] = {
     # OG / EasyTool / DRAFT / DocsChisel on API-Bank level-1, one tool per domain
     "compare-api-bank": [
         f"compare --benchmark api-bank --domain {API_BANK_DOMAINS} --limit-tools 1 --iterations 3 "
-        "--max-steps 1 --opt-runs 3 --eval-runs 3 --limit 0 --no-memory-ablation --curve-eval-runs 1"
+        "--max-steps 1 --opt-runs 3 --eval-runs 5 --limit 0 --curve-eval-runs 1"
     ],
     # the same four methods on WorkBench calendar (delete_event, the tool with the most tasks)
     "compare-workbench": [
         "compare --benchmark workbench --domain calendar --limit-tools 1 --iterations 2 --max-steps 4 "
-        "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 2 --limit 8 --no-memory-ablation "
+        "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 5 --limit 8 --no-memory-ablation "
         "--curve-eval-runs 0"
     ],
     # the field-impact study: one API-Bank and two WorkBench domains, both paradigms (in this order;
@@ -62,6 +62,13 @@ STEPS: dict[str, list[str]] = {
         "--repeats 2 --warehouse data/study.duckdb",
         "python bench/field_study.py --agent multi --cells workbench:calendar,workbench:email --limit 4 "
         "--repeats 2 --warehouse data/study.duckdb",
+        # larger samples of some cells (each reuses the smaller study's episodes; results show the larger)
+        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 12 "
+        "--repeats 3 --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 12 "
+        "--repeats 3 --warehouse data/study.duckdb",
+        "python bench/field_study.py --agent react --cells workbench:calendar --limit 8 --repeats 3 "
+        "--warehouse data/study.duckdb",
     ],
 }
 WAREHOUSE = {
