@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -56,8 +56,11 @@ from core.study.compare_spec import (
     compared_tools,
 )
 from core.study.fields import study_tools
-from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
+from core.warehouse.costs import baseline_costs, chisel_costs, doc_lengths
 from core.warehouse.records import content_hash
+
+if TYPE_CHECKING:  # the runner (and its model stack) loads only when a comparison evaluates
+    from core.runner.runner import Progress
 
 __all__ = [
     "METHODS",
@@ -70,7 +73,6 @@ __all__ = [
 ]
 
 Log = Callable[[str], None]
-Progress = Callable[[int, int, str], None]
 
 
 class CompareCancelled(RuntimeError):
@@ -299,17 +301,8 @@ class Harness:
         if method in BASELINE_OF:
             per_run = [baseline_costs(e.costs) for e in entries]
         elif method.startswith("dc"):
-            runs = chisel_run_costs(self.wh, [e.producer for e in entries]).set_index("run_id")
-            per_run = [
-                {
-                    "tools_optimized": float(runs.at[e.producer, "tools"]),
-                    "opt_tokens_per_tool": float(runs.at[e.producer, "optimizer_tokens"]),
-                    "agent_tokens_per_tool": float(runs.at[e.producer, "agent_tokens"]),
-                    "minutes_per_tool": float(runs.at[e.producer, "minutes_per_tool"]),
-                }
-                for e in entries
-                if e.producer in runs.index
-            ]
+            costs = chisel_costs(self.wh, [e.producer for e in entries])
+            per_run = [costs[e.producer] for e in entries if e.producer in costs]
         out: dict[str, Any] = {
             "doc_tokens": _mean([lengths.get(e.docset.docset_id) for e in entries]),
             "tools_optimized": 0.0,

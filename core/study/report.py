@@ -6,6 +6,7 @@ draws the same rows (`core.study.fields.latest_impacts`) as a bar chart.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
@@ -70,8 +71,6 @@ def text(rows: pd.DataFrame) -> str:
 
 def _measured(rows: pd.DataFrame) -> int:
     """Paired episodes behind a study's table: tasks × repeats (the larger, the narrower its intervals)."""
-    import json
-
     try:
         d = json.loads(rows["detail"].iloc[0]) if isinstance(rows["detail"].iloc[0], str) else {}
     except (ValueError, TypeError, KeyError):
@@ -100,8 +99,6 @@ def title(rows: pd.DataFrame) -> str:
     r = rows.iloc[0]
     extra = ""
     try:
-        import json
-
         d = json.loads(r["detail"]) if isinstance(r.get("detail"), str) else {}
         extra = f", {d.get('n_tasks')} tasks, T={d.get('temperature')}"
     except (ValueError, TypeError):

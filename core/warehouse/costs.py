@@ -68,6 +68,20 @@ def chisel_run_costs(warehouse, run_ids: Sequence[str]) -> pd.DataFrame:
     )
 
 
+def chisel_costs(warehouse, run_ids: Sequence[str]) -> dict[str, dict[str, float]]:
+    """optimize run id -> its per-tool costs under the keys `baseline_costs` uses (Table III's columns)."""
+    runs = chisel_run_costs(warehouse, [r for r in run_ids if r])
+    return {
+        r.run_id: {
+            "tools_optimized": float(r.tools),
+            "opt_tokens_per_tool": float(r.optimizer_tokens),
+            "agent_tokens_per_tool": float(r.agent_tokens),
+            "minutes_per_tool": float(r.minutes_per_tool),
+        }
+        for r in runs.itertuples(index=False)
+    }
+
+
 def baseline_costs(costs: dict[str, dict[str, Any]] | None) -> dict[str, float]:
     """Per-tool means of a baseline's own cost record (`BaselineRun.costs`, `doc_sets.meta.costs`)."""
     costs = costs or {}

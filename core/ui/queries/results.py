@@ -9,13 +9,12 @@ reads its costs through `core.warehouse.costs`, as the comparison does.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
+from core.ui.queries import json_value
 from core.ui.state import cached_query
 from core.warehouse import Warehouse
-from core.warehouse.costs import baseline_costs, chisel_run_costs, doc_lengths
+from core.warehouse.costs import baseline_costs, chisel_costs, doc_lengths
 
 METHOD_OF_ORIGIN = {
     "original": "OG",
@@ -30,6 +29,9 @@ METHOD_OF_ORIGIN = {
     "optimized": "DC",
     "review": "Reviewed",
 }
+
+
+COST_COLUMNS = ("tools_optimized", "opt_tokens_per_tool", "agent_tokens_per_tool", "minutes_per_tool")
 
 
 def method_of(origin: object) -> str | None:
@@ -142,65 +144,30 @@ def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
     sets["method"] = sets["origin"].map(method_of)
     sets = sets[sets["method"].notna()].reset_index(drop=True)
     lengths = doc_lengths(wh, list(sets["docset_id"]))
-    chisel = chisel_run_costs(
-        wh, [r for r, m in zip(sets["run_id"], sets["method"], strict=True) if m == "DC" and r]
-    )
-    chisel = chisel.set_index("run_id")
+    dc = chisel_costs(wh, list(sets.loc[sets["method"] == "DC", "run_id"].dropna()))
+    zero = dict.fromkeys(COST_COLUMNS, 0.0)
     rows = []
     for r in sets.itertuples(index=False):
-        cost: dict[str, float | None] = {
-            "tools_optimized": 0.0,
-            "opt_tokens_per_tool": 0.0,
-            "minutes_per_tool": 0.0,
-        }
-        recorded = _json(r.costs)
-        if r.method in ("ET", "DRT") and recorded:
-            cost = {**cost, **baseline_costs(recorded)}
-        elif r.method == "DC" and r.run_id in chisel.index:
-            c = chisel.loc[r.run_id]
-            cost = {
-                "tools_optimized": float(c["tools"]),
-                "opt_tokens_per_tool": float(c["optimizer_tokens"]),
-                "agent_tokens_per_tool": float(c["agent_tokens"]),
-                "minutes_per_tool": float(c["minutes_per_tool"]),
-            }
-        elif r.method != "OG":
-            cost = {k: None for k in cost}  # no cost record (reviewed, imported, older runs): unknown, not 0
-        rows.append(
-            {
-                "docset_id": r.docset_id,
-                "method": r.method,
-                "name": r.name,
-                "run_id": r.run_id,
-                "doc_tokens": lengths.get(r.docset_id),
-                "agent_tokens_per_tool": 0.0,
-                **cost,
-            }
-        )
+        recorded = json_value(r.costs, {})
+        if r.method == "OG":
+            cost = zero
+        elif r.method in ("ET", "DRT") and recorded:
+            cost = {**zero, **baseline_costs(recorded)}
+        elif r.method == "DC" and r.run_id in dc:
+            cost = dc[r.run_id]
+        else:  # no cost record (reviewed, imported, older runs): unknown, not 0
+            cost = dict.fromkeys(COST_COLUMNS)
+        meta = {"docset_id": r.docset_id, "method": r.method, "name": r.name, "run_id": r.run_id}
+        rows.append({**meta, "doc_tokens": lengths.get(r.docset_id), **cost})
     return pd.DataFrame(
         rows,
-        columns=[
-            "docset_id", "method", "name", "run_id", "doc_tokens", "tools_optimized",
-            "opt_tokens_per_tool", "agent_tokens_per_tool", "minutes_per_tool",
-        ],
-    )  # fmt: skip
-
-
-def _json(value: object) -> dict:
-    if isinstance(value, dict):
-        return value
-    try:
-        out = json.loads(value) if isinstance(value, str) else {}
-    except ValueError:
-        return {}
-    return out if isinstance(out, dict) else {}
+        columns=["docset_id", "method", "name", "run_id", "doc_tokens", *COST_COLUMNS],
+    )
 
 
 def _memory_flag(config: object) -> str:
-    try:
-        cfg = json.loads(config) if isinstance(config, str) else dict(config or {})
-    except (ValueError, TypeError):
-        cfg = {}
+    cfg = json_value(config, {})
+    cfg = cfg if isinstance(cfg, dict) else {}
     if "memory" in cfg:
         on = bool(cfg["memory"])
     elif "no_memory" in cfg:

@@ -8,12 +8,12 @@ join of every episode to its task.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
 
+from core.ui.queries import json_value
 from core.ui.state import cached_query
 from core.warehouse import Warehouse
 
@@ -185,17 +185,6 @@ def doc_versions_of_tool(wh: Warehouse, tool: str) -> dict[str, str]:
     return {r[0]: f"{r[1] or 'doc'} · {r[0][:8]}" for r in rows}
 
 
-def _loads(value: Any, default: Any) -> Any:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return default
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return default
-    return value
-
-
 @cached_query
 def episode_detail(wh: Warehouse, episode_id: str) -> dict[str, Any] | None:
     """The episode, its task (query, gold calls), its ordered events and any diagnoses."""
@@ -222,13 +211,13 @@ def episode_detail(wh: Warehouse, episode_id: str) -> dict[str, Any] | None:
     t = task.iloc[0].to_dict() if not task.empty else {}
     return {
         "episode": row,
-        "score": _loads(row.get("score"), {}),
-        "calls": _loads(row.get("calls"), []),
+        "score": json_value(row.get("score"), {}),
+        "calls": json_value(row.get("calls"), []),
         "query": t.get("query") or "",
-        "gold": _loads(t.get("gold"), []),
+        "gold": json_value(t.get("gold"), []),
         "task_tools": list(t.get("tools") if t.get("tools") is not None else []),
         "events": [
-            {**e, "args": _loads(e["args"], None), "payload": _loads(e["payload"], None)}
+            {**e, "args": json_value(e["args"], None), "payload": json_value(e["payload"], None)}
             for e in events.to_dict("records")
         ],
         "diagnoses": diagnoses,

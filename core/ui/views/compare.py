@@ -23,9 +23,9 @@ from core.study import compare_report as report
 from core.ui import charts, stats
 from core.ui import components as ui
 from core.ui.queries import results as q
-from core.ui.state import current_path, refresh, wh
+from core.ui.state import current_path, wh
 from core.ui.urlstate import UrlState
-from core.ui.views.jobs import DEFAULT_MODEL, PARADIGMS, job_card
+from core.ui.views.jobs import DEFAULT_MODEL, PARADIGMS, job_card, newly_finished
 
 URL = UrlState("compare", {"benchmark": "cmp_benchmark", "split": "cmp_split"})
 
@@ -124,12 +124,8 @@ def compare_jobs() -> None:
     found = jobs.list_jobs(wh(), limit=10, kind="compare")
     if not found:
         return
-    finished = {j.job_id for j in found if not j.active}
-    seen = st.session_state.setdefault("cmp_jobs_finished", set(finished))
-    if finished - seen:
-        st.session_state["cmp_jobs_finished"] = seen | finished
-        refresh()
-        st.rerun()
+    if newly_finished(found, "cmp_jobs_finished"):
+        st.rerun()  # redraw the whole page: the finished comparison's tables are above this fragment
     for j in [j for j in found if j.active] + [j for j in found if not j.active][:3]:
         job_card(j)
     st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")

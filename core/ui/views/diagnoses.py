@@ -8,7 +8,6 @@ three memories with what changed since the previous iteration.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -18,6 +17,7 @@ from core.fields import BY_CODE, CODES
 from core.ui import charts, docedit
 from core.ui import components as ui
 from core.ui.queries import diagnoses as q
+from core.ui.queries import json_value
 from core.ui.state import current_path
 from core.ui.urlstate import UrlState
 
@@ -33,12 +33,8 @@ MEMORY_KINDS = {
 
 
 def _loads(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    """A JSON column as Python; text that is not JSON stays as it is."""
+    return json_value(value, value)
 
 
 def memory_items(content: Any) -> list[str]:

@@ -191,15 +191,26 @@ def job_card(j: jobs.JobState) -> None:
             )
 
 
+def newly_finished(found: list[jobs.JobState], key: str) -> bool:
+    """Whether a job of `found` finished since this session last looked; refreshes cached reads if so.
+
+    The results of a job that just finished must appear on the pages without a
+    manual refresh; `key` keeps each job list's memory apart.
+    """
+    finished = {j.job_id for j in found if not j.active}
+    seen = st.session_state.setdefault(key, set(finished))
+    if not finished - seen:
+        return False
+    st.session_state[key] = seen | finished
+    refresh()
+    return True
+
+
 @st.fragment(run_every=2)
 def job_list() -> None:
     """Re-reads the job log every two seconds; finished jobs also refresh the cached page data."""
     all_jobs = jobs.list_jobs(wh(), limit=30)
-    finished_now = {j.job_id for j in all_jobs if not j.active}
-    seen = st.session_state.setdefault("jobs_seen_finished", set(finished_now))
-    if finished_now - seen:
-        refresh()  # results of a job that just finished appear on the other pages
-        st.session_state["jobs_seen_finished"] = seen | finished_now
+    newly_finished(all_jobs, "jobs_seen_finished")
     active = [j for j in all_jobs if j.active]
     done = [j for j in all_jobs if not j.active]
     st.markdown(f"##### Running ({len(active)})")
