@@ -105,3 +105,41 @@ def test_llama_cpp_accepts_the_grammars(choice):
     LlamaGrammar.from_string(tool_call_grammar(TOOLS, choice), verbose=False)
     LlamaGrammar.from_string(json_schema_grammar(None), verbose=False)
     LlamaGrammar.from_string(json_schema_grammar(TOOLS[0]["function"]["parameters"]), verbose=False)
+
+
+def test_qwen_style_wraps_calls_in_tool_call_tags_and_keeps_a_json_answer():
+    from core.llm.local_prompt import parse_native_reply
+
+    g = tool_call_grammar(TOOLS, "auto", style="qwen")
+    root = g.splitlines()[0]
+    assert root == "root ::= call | final"
+    assert '"<tool_call>\\n" "{" ws "\\"name\\""' in g and '"\\n</tool_call>"' in g
+    assert '"\\"final_answer\\""' in g
+    assert "final" not in tool_call_grammar(TOOLS, "required", style="qwen").splitlines()[0]
+    reply = '<tool_call>\n{"name": "search_emails", "arguments": {"query": "x"}}\n</tool_call>'
+    assert parse_native_reply(reply) == (None, [{"name": "search_emails", "arguments": {"query": "x"}}])
+    assert parse_native_reply('{"final_answer": "done"}') == ("done", [])
+    assert parse_native_reply('<tool_call>\n{"name": "search_em') == ('<tool_call>\n{"name": "search_em', [])
+    with pytest.raises(ValueError, match="unknown tool-call style"):
+        tool_call_grammar(TOOLS, style="xml")
+
+
+def test_native_messages_keep_tool_turns_and_add_the_answer_format():
+    from core.llm.local_prompt import NATIVE_ANSWER, native_messages
+
+    msgs = native_messages(
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "1", "function": {"name": "list_folders", "arguments": '{"a": 1}'}}],
+            },
+            {"role": "tool", "tool_call_id": "1", "content": "inbox"},
+        ]
+    )
+    assert msgs[0] == {"role": "system", "content": NATIVE_ANSWER}
+    assert msgs[2]["tool_calls"][0]["function"] == {"name": "list_folders", "arguments": {"a": 1}}
+    assert msgs[3] == {"role": "tool", "content": "inbox"}
+    forced = native_messages([{"role": "user", "content": "hi"}], tool_choice="required")
+    assert forced == [{"role": "user", "content": "hi"}]

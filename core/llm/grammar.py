@@ -242,13 +242,10 @@ def tool_call_grammar(
             obj = f'"<tool_call>\\n" {obj} "\\n</tool_call>"'
         alts.append(b.add("call", obj))
     if (tool_choice != "required" and not only) or not calls:
-        if style == "qwen":
-            # Plain text that cannot be mistaken for a call: it does not start like markup,
-            # JSON or a code fence (small models otherwise write the call as a JSON block).
-            alts.append(b.add("final", f"[^<`{{\\[\\x00-\\x20] [^\\x00]{{0,{answer_cap - 1}}}"))
-        else:
-            answer = b.string_rule(answer_cap)
-            alts.append(b.add("final", f'"{{" ws "\\"final_answer\\"" ws ":" ws {answer} ws "}}"'))
+        # A final answer is a JSON object in both styles: with free text allowed, small
+        # models narrate instead of calling (or write the call as prose).
+        answer = b.string_rule(answer_cap)
+        alts.append(b.add("final", f'"{{" ws "\\"final_answer\\"" ws ":" ws {answer} ws "}}"'))
     return b.render(" | ".join(alts))
 
 

@@ -41,14 +41,12 @@ from core.llm.weights import LocalModelUnavailable
 
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
-GRAMMAR_VERSION = "g3"
+GRAMMAR_VERSION = "g4"
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
 DEFAULT_TEXT_TOKENS = 256
 JSON_STRING_CAP = 200
-# Context per model family when DOCSCHISEL_LOCAL_CTX is not set: Qwen's tool JSON is verbose.
-DEFAULT_CTX = {"plain": 4096, "qwen": 8192}
 _available: dict[str, Path] = {}
 
 
@@ -133,7 +131,7 @@ def cache_salt(model: str) -> str:
             file_id = "missing"
     runtime_version = _runtime_id()
     return (
-        f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}|{_style(spec)}|ctx={_n_ctx(spec.style)}"
+        f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}|{_style(spec)}|ctx={_n_ctx(spec)}"
         f"|cap={_string_cap()}"
     )
 
@@ -143,14 +141,14 @@ def _style(spec: weights.LocalModel) -> str:
 
     DOCSCHISEL_LOCAL_STYLE overrides the model's own ("json" works for every model).
     """
-    style = os.environ.get("DOCSCHISEL_LOCAL_STYLE") or ("qwen" if spec.style == "qwen" else "json")
+    style = os.environ.get("DOCSCHISEL_LOCAL_STYLE") or spec.style
     if style not in ("qwen", "json"):
         raise LocalModelUnavailable(f"DOCSCHISEL_LOCAL_STYLE must be qwen or json, not {style!r}")
     return style
 
 
-def _n_ctx(style: str = "plain") -> int:
-    return int(os.environ.get("DOCSCHISEL_LOCAL_CTX") or DEFAULT_CTX.get(style, 4096))
+def _n_ctx(spec: weights.LocalModel) -> int:
+    return int(os.environ.get("DOCSCHISEL_LOCAL_CTX") or spec.n_ctx)
 
 
 def _string_cap() -> int:
@@ -184,7 +182,7 @@ class _Runtime:
         self.spec = weights.spec(name)
         path = ensure_available(name)
         start = time.perf_counter()
-        self.n_ctx = _n_ctx(self.spec.style)
+        self.n_ctx = _n_ctx(self.spec)
         self.llm = Llama(
             model_path=str(path),
             n_ctx=self.n_ctx,
@@ -333,7 +331,7 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     stop = params.get("stop") or []
     stop = [stop] if isinstance(stop, str) else list(stop)
     if tool_mode and style == "qwen":
-        prompt, _ = _fit(rt, native_messages(messages), max_tokens, tools)
+        prompt, _ = _fit(rt, native_messages(messages, tool_choice), max_tokens, tools)
     else:
         prompt, _ = _fit(rt, chat_messages(messages, tools, tool_choice), max_tokens)
     sampling = {

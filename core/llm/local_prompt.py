@@ -1,11 +1,17 @@
-"""How the offline model sees tools and a tool-calling conversation.
+"""How the offline models see tools and a tool-calling conversation.
 
-SmolLM2's chat template knows only system/user/assistant turns and nothing
-about tools, so the OpenAI-style request is rewritten into plain turns: the
+Style "json" (every model's default): SmolLM2's chat template knows only
+system/user/assistant turns and nothing about tools, and the small Qwen models
+call tools more reliably this way than through their own format, so the
+OpenAI-style request is rewritten into plain turns: the
 tool schemas become a text block in the system message (every documented
 field of the schema is shown — the point of the project is that the docs
 matter), earlier tool calls become the JSON the model itself would have
 written, and tool results become user turns naming the tool.
+
+Style "qwen": `native_messages` shapes the conversation for a tool-aware chat
+template (tools are then passed to the template itself) and
+`parse_native_reply` reads its `<tool_call>` replies.
 """
 
 from __future__ import annotations
@@ -136,11 +142,16 @@ def chat_messages(
     return merged
 
 
-def native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+NATIVE_ANSWER = 'When you know the answer or the task is done, reply with {"final_answer": "<your answer>"}.'
+
+
+def native_messages(messages: list[dict[str, Any]], tool_choice: Any = None) -> list[dict[str, Any]]:
     """An OpenAI tool conversation in the shape a tool-aware chat template (Qwen's) expects.
 
     Tool-call arguments become objects (the template serialises them itself),
-    content parts become text, and developer turns become system turns.
+    content parts become text, and developer turns become system turns. The
+    template describes only its call format; how to give a final answer (the
+    grammar's other branch) is added to the system turn unless a call is forced.
     """
     out: list[dict[str, Any]] = []
     for msg in messages:
@@ -164,13 +175,24 @@ def native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append(
                 {"role": "assistant" if role == "assistant" else "user", "content": _text(msg.get("content"))}
             )
+    if tool_choice != "required" and forced_tool(tool_choice) is None:
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": out[0]["content"].rstrip() + "\n\n" + NATIVE_ANSWER}
+        else:
+            out.insert(0, {"role": "system", "content": NATIVE_ANSWER})
     return out
 
 
 def parse_native_reply(text: str) -> tuple[str | None, list[dict[str, Any]]]:
-    """(content, tool calls) from a reply in Qwen's `<tool_call>` format; plain text is the answer."""
+    """(content, tool calls) from a reply in Qwen's `<tool_call>` format or a `{"final_answer": ...}`."""
     stripped = text.strip()
     if not stripped.startswith("<tool_call>"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError:
+            return text, []
+        if isinstance(obj, dict) and "final_answer" in obj:
+            return str(obj["final_answer"]), []
         return text, []
     calls = []
     for block in stripped.split("<tool_call>")[1:]:
