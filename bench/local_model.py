@@ -1,12 +1,29 @@
-"""Measure the offline backbone: load time, tokens/s, seconds per tool call, RSS, tool accuracy.
+"""Measure the offline backbones: assembly, load, RSS, tokens per CPU-second, prefix reuse, tool accuracy.
 
-    python bench/local_model.py                 # defaults: 10 single-step tool requests
-    python bench/local_model.py --no-descriptions   # same requests, tool descriptions stripped
+    python bench/local_model.py                       # every installed local model, all measurements
+    python bench/local_model.py --models qwen2.5-coder-0.5b --apibank 30
+    python bench/local_model.py --no-apibank          # speed and the 10 single-step requests only
 
-Every request goes through the gateway (`core.llm.complete`, cache off), i.e.
-litellm -> the `local` custom provider -> llama.cpp with a grammar, exactly as
-agents call it. Accuracy is single-step only: right tool, and right arguments
-(case-insensitive exact match of the expected values).
+Each model is measured in its own process (so peak RSS is that model's), one
+model at a time. Figures are printed and stored in the warehouse
+(`bench_results`, default data/bench-local.duckdb) for `docschisel results`.
+
+- assembly_s: concatenating and hashing the part packages into a fresh file
+  (models shipped as parts only); load_s: llama.cpp loading the GGUF file.
+- prompt / generation tokens per CPU-second and per wall-second, from a
+  cold ~700-token prompt and a 64-token free generation, and generation
+  under a tool grammar (the grammar is checked against the whole vocabulary
+  at every token).
+- s_per_call_cold / s_per_call_reuse: the same two interleaved four-step
+  episodes (system prompt, tool docs, growing conversation), once with a fresh
+  context for every call and once with the state cache; `reuse_speedup` is
+  their ratio. Interleaving is what the runner's concurrent episodes do.
+- single-step accuracy on the 10 requests below (right tool, right arguments),
+  through the gateway exactly as agents call it.
+- API-Bank level-1 accuracy: every in-scope call sample (usable and repaired)
+  with the APIs upstream shows for it, run by the real ReAct agent through the
+  runner with one step: right API = TC, right full call = TS; also on the
+  samples usable as-is. Episodes are stored, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -15,7 +32,9 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -117,6 +136,31 @@ REQUESTS = [
     ),
 ]
 
+# Two multi-step episodes for the prefix-reuse measurement: each step appends the model's
+# call and a tool result, as an agent loop does.
+EPISODES = [
+    [
+        "What's the weather in Oslo? Email it to ann@corp.com with subject Weather.",
+        ("get_weather", {"city": "Oslo"}, "Light rain, 7 C, wind 20 km/h from the north-west."),
+        (
+            "send_email",
+            {"recipient": "ann@corp.com", "subject": "Weather", "body": "Oslo: light rain, 7 C."},
+            "Sent.",
+        ),
+        ("create_event", {"title": "Umbrella", "date": "2024-05-02"}, "Created event 17."),
+    ],
+    [
+        "Convert 250 EUR to USD and put a 'Pay rent' event on 2024-06-01.",
+        ("convert_currency", {"amount": 250, "from_currency": "EUR", "to_currency": "USD"}, "271.35 USD"),
+        ("create_event", {"title": "Pay rent", "date": "2024-06-01"}, "Created event 18."),
+        ("get_weather", {"city": "Rome"}, "Sunny, 24 C."),
+    ],
+]
+SYSTEM = (
+    "You are an assistant that completes the user's request with the tools. Think about which tool "
+    "fits, fill every required argument from the request, and call one tool at a time. "
+) * 6
+
 
 def rss_mb() -> float:
     try:
@@ -132,81 +176,243 @@ def _norm(v: object) -> object:
     return v.strip().lower() if isinstance(v, str) else v
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-n", type=int, default=len(REQUESTS), help="how many tool requests")
-    ap.add_argument("--no-descriptions", action="store_true", help="strip tool and parameter descriptions")
-    ap.add_argument("--repeat-penalty", type=float, default=None)
-    args = ap.parse_args(argv)
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
 
-    from core.llm import complete
+
+def _episode_messages(ep: list, upto: int) -> list[dict]:
+    msgs = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ep[0]}]
+    for i, (tool, args, result) in enumerate(ep[1 : 1 + upto]):
+        cid = f"c{i}"
+        call = {"id": cid, "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+        msgs += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": cid, "content": result},
+        ]
+    return msgs
+
+
+def measure_one(name: str, args: argparse.Namespace) -> dict:
+    """Every figure for one model, in this process."""
+    from core.llm import complete, register_providers, weights
+    from core.llm.grammar import tool_call_grammar
     from core.llm.local import LocalModelUnavailable, ensure_available, runtime
 
+    spec = weights.spec(name)
+    out: dict = {"model": f"local/{name}", "figures": {}}
+    fig = out["figures"]
     try:
-        ensure_available()
+        if spec.parts and not args.skip_assembly:
+            with tempfile.TemporaryDirectory(
+                dir=weights.model_dir().parent if weights.model_dir().parent.exists() else None
+            ) as tmp:
+                _, wall, _ = _timed(lambda: weights.assemble_parts(spec, Path(tmp) / spec.filename))
+                fig["assembly_s"] = (wall, {"bytes": spec.size})
+        ensure_available(name)
     except LocalModelUnavailable as exc:
-        print(f"local model unavailable: {exc}")
-        return 2
-    base_rss = rss_mb()
-    rt = runtime()
-    print(
-        f"load_s            {rt.load_s:.2f} (threads {rt.llm.n_threads}, load average {os.getloadavg()[0]:.1f})",
-        flush=True,
+        out["error"] = str(exc)
+        return out
+    base = rss_mb()
+    rt = runtime(name)
+    fig["load_s"] = (rt.load_s, {"threads": rt.llm.n_threads, "n_ctx": rt.n_ctx})
+    fig["rss_after_load_mb"] = (rss_mb(), {"before_load_mb": round(base)})
+    out["identity"] = {
+        k: rt.metadata.get(k) for k in ("general.name", "general.architecture", "general.size_label")
+    }
+
+    # throughput: a cold ~700-token prompt, then free and grammar-constrained generation
+    filler = "Tool documentation is read by agents that must choose and call tools correctly. " * 45
+    prompt, n_prompt = rt.prompt(
+        [{"role": "system", "content": filler}, {"role": "user", "content": "Write a story."}]
     )
-    print(f"rss_mb            {rss_mb():.0f} (process before load {base_rss:.0f})", flush=True)
-
-    prompt, _ = rt.prompt([{"role": "user", "content": "Write a short story about a lighthouse keeper."}])
-    rt.generate(prompt, grammar=None, max_tokens=8, temperature=0.0, seed=0, stop=rt.stop)  # warm-up
-    t = time.perf_counter()
-    out = rt.generate(prompt, grammar=None, max_tokens=128, temperature=0.0, seed=0, stop=rt.stop)
-    dt = time.perf_counter() - t
-    n_out = out["usage"]["completion_tokens"]
-    print(
-        f"tokens_per_s      {n_out / dt:.1f} ({n_out} tokens, prompt {out['usage']['prompt_tokens']}, plain)",
-        flush=True,
+    rt.llm.reset()
+    r, wall, cpu = _timed(lambda: rt.llm.create_completion(prompt, max_tokens=1, temperature=0.0))
+    fig["prompt_tok_per_cpu_s"] = (n_prompt / cpu, {"tokens": n_prompt, "wall_tok_per_s": n_prompt / wall})
+    r, wall, cpu = _timed(lambda: rt.llm.create_completion(prompt + " Once", max_tokens=64, temperature=0.0))
+    n = r["usage"]["completion_tokens"]
+    fig["gen_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
+    grammar = rt.grammar(tool_call_grammar(TOOLS, "required"))
+    r, wall, cpu = _timed(
+        lambda: rt.llm.create_completion(prompt + " ", max_tokens=64, temperature=0.0, grammar=grammar)
     )
+    n = r["usage"]["completion_tokens"]
+    fig["gen_grammar_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
 
-    from core.llm import register_providers
-
-    t = time.perf_counter()
-    register_providers()  # imports litellm once, so the first timed call does not pay for it
-    print(f"litellm_import_s  {time.perf_counter() - t:.2f}", flush=True)
-
-    tools = json.loads(json.dumps(TOOLS))
-    if args.no_descriptions:
-        for tool in tools:
-            tool["function"].pop("description", None)
-            for p in tool["function"]["parameters"]["properties"].values():
-                p.pop("description", None)
-    extra = {"repeat_penalty": args.repeat_penalty} if args.repeat_penalty else {}
-    times, right_tool, right_args, well_formed = [], 0, 0, 0
-    for query, tool, expected in REQUESTS[: args.n]:
-        t = time.perf_counter()
-        r = complete(
-            "local/smollm2-135m",
-            [{"role": "user", "content": query}],
-            tools=tools,
-            cache=False,
-            purpose="bench",
-            **extra,
+    register_providers()
+    # prefix reuse: two interleaved four-step episodes, cold context vs state cache
+    calls = [(ep, k) for k in range(4) for ep in EPISODES]
+    for mode in ("cold", "reuse"):
+        if mode == "cold":
+            os.environ["DOCSCHISEL_LOCAL_FRESH_CONTEXT"] = "1"
+        else:
+            os.environ.pop("DOCSCHISEL_LOCAL_FRESH_CONTEXT", None)
+            rt.states.clear()
+            rt.llm.reset()
+        walls, cpus = [], []
+        for ep, k in calls:
+            _, wall, cpu = _timed(
+                lambda ep=ep, k=k: complete(
+                    f"local/{name}", _episode_messages(ep, k), tools=TOOLS, cache=False, purpose="bench"
+                )
+            )
+            walls.append(wall)
+            cpus.append(cpu)
+        fig[f"s_per_call_{mode}"] = (
+            sum(walls) / len(walls),
+            {"calls": len(walls), "cpu_s_per_call": sum(cpus) / len(cpus)},
         )
-        times.append(time.perf_counter() - t)
+    fig["reuse_speedup"] = (fig["s_per_call_cold"][0] / fig["s_per_call_reuse"][0], {})
+
+    # the 10 single-step requests
+    right_tool = right_args = 0
+    walls = []
+    for query, tool, expected in REQUESTS:
+        r, wall, _ = _timed(
+            lambda q=query: complete(
+                f"local/{name}", [{"role": "user", "content": q}], tools=TOOLS, cache=False
+            )
+        )
+        walls.append(wall)
         call = r.tool_calls[0] if r.tool_calls else None
-        well_formed += bool(call and call.parse_error is None)
         ok_tool = bool(call and call.name == tool)
-        ok_args = ok_tool and all(_norm(call.arguments.get(k)) == _norm(v) for k, v in expected.items())
         right_tool += ok_tool
-        right_args += ok_args
-        got = f"{call.name}({json.dumps(call.arguments)})" if call else f"answer: {r.content!r}"
-        mark = "ok " if ok_args else "T  " if ok_tool else "x  "
-        print(f"  {mark}{times[-1]:5.2f}s {r.tokens_out:3d} tok  {query[:48]:48}  -> {got[:110]}", flush=True)
-    n = len(times)
-    print(f"s_per_tool_call   {sum(times) / n:.2f} (min {min(times):.2f}, max {max(times):.2f})")
-    print(f"well_formed       {well_formed}/{n}")
-    print(f"right_tool        {right_tool}/{n}")
-    print(f"right_args        {right_args}/{n}")
-    print(f"rss_mb_final      {rss_mb():.0f}")
-    return 0
+        right_args += ok_tool and all(_norm(call.arguments.get(k)) == _norm(v) for k, v in expected.items())
+    fig["single_step_right_tool"] = (right_tool / len(REQUESTS), {"n": len(REQUESTS)})
+    fig["single_step_right_call"] = (
+        right_args / len(REQUESTS),
+        {"n": len(REQUESTS), "s_per_call": sum(walls) / len(walls)},
+    )
+
+    if args.apibank != 0:
+        fig.update(apibank_accuracy(name, args))
+    fig["peak_rss_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, {})
+    fig["state_cache_mb"] = (rt.states.size / 2**20, {"restores": rt.states.stats.restores})
+    return out
+
+
+def apibank_accuracy(name: str, args: argparse.Namespace) -> dict:
+    """Right API (TC) and right full call (TS) over API-Bank level-1 call samples, via the real agent."""
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import get_benchmark
+    from core.cli.evaluate import sample_tasks
+    from core.config import data_dir
+    from core.runner import RunPlan, run
+    from core.warehouse import Warehouse
+
+    bench = get_benchmark("api-bank-upstream", data_dir())
+    tasks = sample_tasks(bench.tasks(), args.apibank if args.apibank > 0 else None, seed=0)
+    config = AgentConfig(model=f"local/{name}", max_steps=1, time_limit_s=600, max_tokens=256)
+    wh = Warehouse(args.warehouse)
+    t0 = time.perf_counter()
+    res = run(
+        wh,
+        RunPlan(bench, bench.original_docs(), config, tasks, repeats=1, name="bench-local-apibank"),
+        concurrency=1,
+    )
+    eps = wh.query(
+        """SELECT e.task_id, e.success, e.tool_correct, e.latency_s, e.n_steps, e.tokens_in, e.tokens_out
+           FROM run_episodes re JOIN episodes e USING (episode_id) WHERE re.run_id = ?""",
+        [res.run_id],
+    )
+    usable = {t.task_id for t in tasks if t.meta.get("status") == "usable"}
+    sub = eps[eps["task_id"].isin(usable)]
+    calls = wh.query(
+        """SELECT avg(ev.latency_s) AS s, count(*) AS n FROM run_episodes re
+           JOIN events ev USING (episode_id) WHERE re.run_id = ? AND ev.kind = 'model_call'""",
+        [res.run_id],
+    ).iloc[0]
+    detail = {"n": len(eps), "run_id": res.run_id, "ran": res.ran, "wall_s": time.perf_counter() - t0}
+    return {
+        "apibank_right_api": (float(eps["tool_correct"].mean()), detail),
+        "apibank_right_call": (float(eps["success"].mean()), detail),
+        "apibank_usable_right_api": (float(sub["tool_correct"].mean()), {"n": len(sub)}),
+        "apibank_usable_right_call": (float(sub["success"].mean()), {"n": len(sub)}),
+        "apibank_s_per_call": (
+            float(calls["s"]),
+            {"calls": int(calls["n"]), "mean_prompt_tokens": float(eps["tokens_in"].mean())},
+        ),
+    }
+
+
+def host_info() -> dict:
+    info = {"cores": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]}
+    try:
+        import llama_cpp
+
+        info["llama_cpp"] = llama_cpp.llama_print_system_info().decode("utf-8", "ignore").strip()
+    except ImportError:
+        pass
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--models", default="", help="comma-separated local model names (default: every installed one)"
+    )
+    ap.add_argument(
+        "--apibank", type=int, default=-1, help="API-Bank samples: -1 all, 0 none, N a seeded sample"
+    )
+    ap.add_argument("--no-apibank", dest="apibank", action="store_const", const=0)
+    ap.add_argument("--skip-assembly", action="store_true", help="do not time the assembly of part packages")
+    ap.add_argument("--warehouse", default="data/bench-local.duckdb")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one model in this process
+    args = ap.parse_args(argv)
+
+    if args.one:
+        print("RESULT " + json.dumps(measure_one(args.one, args)), flush=True)
+        return 0
+
+    from core.llm import weights
+    from core.warehouse import Warehouse
+    from core.warehouse.records import content_hash
+
+    names = [n for n in args.models.split(",") if n] or [
+        m.name for m in weights.MODELS.values() if weights.installed(m)
+    ]
+    passthrough = [f"--apibank={args.apibank}", f"--warehouse={args.warehouse}"] + (
+        ["--skip-assembly"] if args.skip_assembly else []
+    )
+    results = []
+    for name in names:
+        print(f"== local/{name}", flush=True)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--one", name, *passthrough],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        if proc.returncode != 0 or line is None:
+            print(proc.stdout[-2000:], proc.stderr[-4000:], file=sys.stderr)
+            print(f"   failed (exit {proc.returncode})")
+            continue
+        res = json.loads(line[len("RESULT ") :])
+        if "error" in res:
+            print(f"   unavailable: {res['error']}")
+            continue
+        print(f"   identity: {res['identity']}")
+        for metric, (value, detail) in res["figures"].items():
+            print(f"   {metric:28} {value:10.3f}  {json.dumps(detail)}")
+        results.append(res)
+    if results:
+        host = host_info()
+        bench_id = content_hash("bench", {"script": "local_model", "argv": sys.argv[1:], "t": time.time()})
+        rows = [
+            (
+                r["model"],
+                metric,
+                value,
+                {**detail, **({"identity": r["identity"]} if metric == "load_s" else {})},
+            )
+            for r in results
+            for metric, (value, detail) in r["figures"].items()
+        ]
+        Warehouse(args.warehouse).record_bench_results(bench_id, "local_model", rows, host)
+        print(f"stored {len(rows)} figures as bench {bench_id} in {args.warehouse}")
+    return 0 if len(results) == len(names) else 1
 
 
 if __name__ == "__main__":

@@ -199,7 +199,7 @@ class Store:
         """Apply missing numbered migrations; returns the schema version."""
         key = str(self.path)
         if key in _MIGRATED and self.path.exists():
-            return len(migrations())
+            return max((m[0] for m in migrations()), default=0)  # the highest number, not a count
         with self.transaction() as con:
             con.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMP)"

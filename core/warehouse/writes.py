@@ -297,6 +297,33 @@ class Writes(Store):
     def record_llm_calls(self, rows: Iterable[Mapping[str, Any]]) -> int:
         return self.insert("llm_calls", [dict(r) for r in rows])
 
+    # ------------------------------------------------------------------ bench/ measurements
+    def record_bench_results(
+        self,
+        bench_id: str,
+        bench: str,
+        rows: Iterable[tuple[str, str, float | None, Mapping[str, Any]]],
+        host: Mapping[str, Any],
+    ) -> int:
+        """Store one script run's figures: (subject, metric, value, detail) rows under `bench_id`."""
+        stamp = now()
+        return self.insert(
+            "bench_results",
+            [
+                {
+                    "bench_id": bench_id,
+                    "bench": bench,
+                    "subject": subject,
+                    "metric": metric,
+                    "value": None if value is None else float(value),
+                    "detail": json.dumps(dict(detail), default=str),
+                    "host": json.dumps(dict(host), default=str),
+                    "measured_at": stamp,
+                }
+                for subject, metric, value, detail in rows
+            ],
+        )
+
     # ------------------------------------------------------------------ comparisons (core.study.compare)
     def record_comparison_status(
         self,
