@@ -286,10 +286,16 @@ def test_warehouse_cache_on_the_real_warehouse(tmp_path):
 
 
 def test_default_model(monkeypatch):
+    from core.llm import default_optimizer_model
+
     monkeypatch.delenv("DOCSCHISEL_MODEL", raising=False)
-    assert default_model() == "local/smollm2-135m"
+    monkeypatch.delenv("DOCSCHISEL_OPTIMIZER_MODEL", raising=False)
+    assert default_model() == "local/qwen2.5-coder-0.5b"
+    assert default_optimizer_model() == "local/qwen2.5-coder-1.5b"
     monkeypatch.setenv("DOCSCHISEL_MODEL", "gpt-4o-mini")
-    assert default_model() == "gpt-4o-mini"
+    assert default_model() == "gpt-4o-mini" and default_optimizer_model() == "gpt-4o-mini"
+    monkeypatch.setenv("DOCSCHISEL_OPTIMIZER_MODEL", "anthropic/claude-3-5-sonnet-latest")
+    assert default_optimizer_model() == "anthropic/claude-3-5-sonnet-latest"
 
 
 def test_missing_local_model_is_a_clear_error(monkeypatch):

@@ -34,7 +34,7 @@ class AgentConfig:
     """Everything about the target agent that affects its behaviour (hashed into episode ids)."""
 
     paradigm: str = "react"
-    model: str = "local/smollm2-135m"
+    model: str = "local/qwen2.5-coder-0.5b"
     doc_mode: str = "native"
     temperature: float = 0.0
     max_steps: int = 6

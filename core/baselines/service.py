@@ -68,7 +68,7 @@ def generate_baseline(
     *,
     domains: Sequence[str] | None = None,
     tools: Sequence[str] | None = None,
-    model: str = "local/smollm2-135m",
+    model: str = "local/qwen2.5-coder-1.5b",
     seed: int = 0,
     split_seed: int = 0,
     data_dir=None,

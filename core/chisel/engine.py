@@ -116,9 +116,9 @@ class Engine(Protocol):
 
 def make_engine(kind: str, optimizer_model: str | None = None, **options: Any) -> Engine:
     """`evidence`, `llm`, or `auto` (evidence for the local model or no model, else llm)."""
-    from core.llm import default_model
+    from core.llm import default_optimizer_model
 
-    model = optimizer_model or default_model()
+    model = optimizer_model or default_optimizer_model()
     if kind == "auto":
         kind = "evidence" if model.startswith("local/") else "llm"
     if kind == "evidence":

@@ -66,9 +66,9 @@ class Optimizer:
         self.wh = warehouse
         self.config = config
         self.bench = benchmark or get_benchmark(config.benchmark, data_dir)
-        from core.llm import default_model
+        from core.llm import default_optimizer_model
 
-        self.optimizer_model = config.optimizer_model or default_model()
+        self.optimizer_model = config.optimizer_model or default_optimizer_model()
         self.engine = engine or make_engine(config.engine, self.optimizer_model, seed=config.seed)
         self.agent_factory = agent_factory
         self.concurrency = concurrency

@@ -17,7 +17,10 @@ from core.cli.common import data_dir_option, open_warehouse, split_csv, warehous
 )
 @click.option("--tools", default="", help="Only these tools (comma-separated); overrides --domain.")
 @click.option(
-    "--model", "-m", default=None, help="Optimizer model (default: $DOCSCHISEL_MODEL or local/smollm2-135m)."
+    "--model",
+    "-m",
+    default=None,
+    help="Optimizer model (default: $DOCSCHISEL_OPTIMIZER_MODEL, $DOCSCHISEL_MODEL or local/qwen2.5-coder-1.5b).",
 )
 @click.option(
     "--seed", type=int, default=0, help="Seed of this optimisation run (another seed = an independent run)."
@@ -58,7 +61,7 @@ def command(
     """Run a documentation-optimisation baseline and store its doc set; prints the doc-set id."""
     from core.baselines.service import generate_baseline
     from core.docs.render import render_text
-    from core.llm import default_model
+    from core.llm import default_optimizer_model
 
     options = {
         k: v
@@ -79,7 +82,7 @@ def command(
         benchmark,
         domains=split_csv(domains),
         tools=split_csv(tools),
-        model=model or default_model(),
+        model=model or default_optimizer_model(),
         seed=seed,
         split_seed=split_seed,
         data_dir=data_dir,

@@ -27,7 +27,7 @@ _TARGET_AGENT = (
         "--model",
         "-m",
         default=None,
-        help="Target agent's model; default $DOCSCHISEL_MODEL or local/smollm2-135m.",
+        help="Target agent's model; default $DOCSCHISEL_MODEL or local/qwen2.5-coder-0.5b.",
     ),
     click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react"),
     click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native"),

@@ -68,7 +68,11 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     help="DocsChisel optimizer model; repeat for the per-model table (Table IV). Default: the optimizer's.",
 )
 @click.option("--engine", type=click.Choice(["auto", "evidence", "llm"]), default="auto")
-@click.option("--baseline-model", default=None, help="Model of EasyTool and DRAFT (default: --model).")
+@click.option(
+    "--baseline-model",
+    default=None,
+    help="Model of EasyTool and DRAFT (default: the optimizer model, local/qwen2.5-coder-1.5b).",
+)
 @click.option(
     "--max-opt-tasks", type=click.IntRange(min=1), default=None, help="DocsChisel: opt tasks per tool."
 )

@@ -39,7 +39,7 @@ def demo_jobs(data_dir: str | None) -> list[tuple[str, list[str]]]:
                 "--concurrency",
                 "1",
                 "--max-steps",
-                "4",
+                "1",
                 *dd,
             ],
         ),

@@ -48,7 +48,10 @@ def job_hooks(warehouse):
     help="Docs as native tool schemas or as text in the prompt.",
 )
 @click.option(
-    "--model", "-m", default=None, help="Any litellm model; default $DOCSCHISEL_MODEL or local/smollm2-135m."
+    "--model",
+    "-m",
+    default=None,
+    help="Any litellm model; default $DOCSCHISEL_MODEL or local/qwen2.5-coder-0.5b.",
 )
 @click.option(
     "--docs", default="original", help="original | doc-set id | optimize/eval run id | doc JSON file."

@@ -23,7 +23,10 @@ from core.cli.common import data_dir_option, open_warehouse, split_csv, warehous
     help="Comma-separated: workbench, api-bank, or a folder.",
 )
 @click.option(
-    "--model", "-m", default=None, help="Expansion model; default $DOCSCHISEL_MODEL or local/smollm2-135m."
+    "--model",
+    "-m",
+    default=None,
+    help="Expansion model; default $DOCSCHISEL_OPTIMIZER_MODEL, $DOCSCHISEL_MODEL or local/qwen2.5-coder-1.5b.",
 )
 @click.option(
     "--judge-model", default=None, help="LLM judge model; default: the expansion model; 'none' = rules only."
@@ -52,10 +55,10 @@ def command(
     """Expand each tool's doc into a grounded profile (judged; failures regenerated when configured)."""
     from core.benchmarks.registry import get_benchmark
     from core.expansion.run import run_expansion
-    from core.llm import default_model
+    from core.llm import default_optimizer_model
 
     wh = open_warehouse(warehouse)
-    model = model or default_model()
+    model = model or default_optimizer_model()
     judge = None if (judge_model or "").lower() == "none" else (judge_model or model)
     for name in split_csv(benchmarks):
         bench = get_benchmark(name, data_dir)

@@ -20,7 +20,7 @@ def command() -> None:
     "-m",
     "models",
     default=None,
-    help="Backbone(s), comma-separated (default: $DOCSCHISEL_MODEL or local/smollm2-135m).",
+    help="Backbone(s), comma-separated (default: $DOCSCHISEL_MODEL or local/qwen2.5-coder-0.5b).",
 )
 @click.option("--agent", "agents", default="react", help="Paradigm(s): react, multi or react,multi.")
 @click.option("--doc-mode", type=click.Choice(["native", "text"]), default="native")

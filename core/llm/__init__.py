@@ -6,7 +6,9 @@ Every LLM call in the project goes through `complete()`:
     result = complete(default_model(), messages, tools=tools, purpose="agent", run_id=run_id)
     result.content, result.tool_calls, result.tokens_in, result.cost, result.cache_hit
 
-Models: any litellm model string; `local/smollm2-135m` (offline, the default);
+Models: any litellm model string; `local/qwen2.5-coder-0.5b` (offline, the default
+target agent), `local/qwen2.5-coder-1.5b` (offline, the default optimizer),
+`local/smollm2-135m` (offline, fast smoke tests);
 `scripted/<name>` (tests, see `core.llm.scripted.script`). Importing this
 package imports neither litellm nor llama.cpp and opens no connection.
 """
@@ -15,10 +17,12 @@ from core.llm.cache import CacheStore, MemoryCache, WarehouseCache, cache_key, r
 from core.llm.gateway import (
     CONFIG,
     DEFAULT_MODEL,
+    DEFAULT_OPTIMIZER_MODEL,
     GatewayConfig,
     complete,
     configure,
     default_model,
+    default_optimizer_model,
     get_cache,
     provider_of,
     register_providers,
@@ -31,6 +35,7 @@ from core.llm.types import LLMResult, ToolCall
 __all__ = [
     "CONFIG",
     "DEFAULT_MODEL",
+    "DEFAULT_OPTIMIZER_MODEL",
     "LEDGER",
     "CacheStore",
     "GatewayConfig",
@@ -45,6 +50,7 @@ __all__ = [
     "complete",
     "configure",
     "default_model",
+    "default_optimizer_model",
     "get_cache",
     "provider_of",
     "register_providers",

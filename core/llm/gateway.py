@@ -33,14 +33,30 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "local/smollm2-135m"
+# Measured (bench/local_model.py, docs/RESULTS.md): the fastest local model with at least 50 %
+# right full calls on API-Bank level-1 is the target agent; the strongest one optimizes.
+DEFAULT_MODEL = "local/qwen2.5-coder-0.5b"
+DEFAULT_OPTIMIZER_MODEL = "local/qwen2.5-coder-1.5b"
 # Providers that run inside this process: no network, no money, no transient failures.
 IN_PROCESS = ("local", "scripted")
 
 
 def default_model() -> str:
-    """The backbone to use when none is given: DOCSCHISEL_MODEL, else the offline SmolLM2."""
+    """The target agent's backbone when none is given: DOCSCHISEL_MODEL, else the offline Qwen 0.5B."""
     return os.environ.get("DOCSCHISEL_MODEL") or DEFAULT_MODEL
+
+
+def default_optimizer_model() -> str:
+    """The model that writes docs and judges them (LLM engine, EasyTool, DRAFT, Tool-REX) when none is given.
+
+    DOCSCHISEL_OPTIMIZER_MODEL, else DOCSCHISEL_MODEL (a user who configured a
+    hosted model wants it everywhere), else the offline Qwen 1.5B.
+    """
+    return (
+        os.environ.get("DOCSCHISEL_OPTIMIZER_MODEL")
+        or os.environ.get("DOCSCHISEL_MODEL")
+        or DEFAULT_OPTIMIZER_MODEL
+    )
 
 
 def provider_of(model: str) -> str:

@@ -23,6 +23,58 @@ def recorded_workbench(wh) -> str | None:
     )
 
 
+LOCAL_METRICS = [
+    ("assembly_s", "assembly s", 1),
+    ("load_s", "load s", 1),
+    ("peak_rss_mb", "peak RSS MB", 1),
+    ("prompt_tok_per_cpu_s", "prompt tok / CPU-s", 1),
+    ("gen_tok_per_cpu_s", "gen tok / CPU-s", 1),
+    ("gen_grammar_tok_per_cpu_s", "gen tok / CPU-s, grammar", 1),
+    ("s_per_call_cold", "s / call, cold", 1),
+    ("s_per_call_reuse", "s / call, prefix reuse", 1),
+    ("reuse_speedup", "reuse speed-up ×", 1),
+    ("single_step_right_call", "10 requests: right call %", 100),
+    ("apibank_right_api", "API-Bank L1: right API %", 100),
+    ("apibank_right_call", "API-Bank L1: right call %", 100),
+    ("apibank_usable_right_call", "usable samples: right call %", 100),
+    ("apibank_s_per_call", "API-Bank s / call", 1),
+]
+
+
+@section(15, "Offline backbones: speed, memory and tool-call accuracy")
+def local_backbones(wh) -> str | None:
+    """The newest `bench/local_model.py` figures per model, one column per model."""
+    df = wh.query(
+        """SELECT subject, metric, value, detail, host FROM bench_results
+           WHERE bench = 'local_model'
+           QUALIFY row_number() OVER (PARTITION BY subject, metric ORDER BY measured_at DESC) = 1"""
+    )
+    if df.empty:
+        return None
+    models = sorted(df["subject"].unique(), key=lambda m: ("135m" not in m, "1.5b" in m, m))
+    rows = []
+    for metric, label, scale in LOCAL_METRICS:
+        got = df[df["metric"] == metric].set_index("subject")["value"]
+        if got.empty:
+            continue
+        rows.append({"": label, **{m: (got[m] * scale if m in got.index else float("nan")) for m in models}})
+    import json
+
+    import pandas as pd
+
+    sizes = df[df["metric"] == "apibank_right_call"].set_index("subject")["detail"].map(json.loads)
+    n = ", ".join(f"{m}: n = {sizes[m].get('n')}" for m in models if m in sizes.index)
+    host = json.loads(df["host"].iloc[0])
+    return (
+        "Measured by `python bench/local_model.py`, each model alone in its own process with one llama.cpp "
+        f"thread ({host.get('cores')} cores; load average {host.get('load_avg_1m', 0):.1f} when stored). Tokens "
+        "per CPU-second depend less than wall times on what else the machine runs. Prefix reuse: two "
+        "interleaved four-step episodes, every call from an empty context (cold) or with the state cache. "
+        "API-Bank level-1: every in-scope call sample with the APIs upstream shows for it, the ReAct agent "
+        f"with one step, greedy ({n}); right API is TC, right call is TS.\n\n" + table(pd.DataFrame(rows))
+    )
+
+
 @section(20, "Original documentation with the offline local model")
 def local_baseline(wh) -> str | None:
     df = wh.query(
@@ -35,17 +87,17 @@ def local_baseline(wh) -> str | None:
              FROM runs r JOIN doc_sets d ON d.docset_id = json_extract_string(r.config, '$.docset_id')
              WHERE r.kind = 'eval' AND d.origin = 'original'
                AND json_extract_string(r.config, '$.agent.model') LIKE 'local/%')
-           SELECT ev.variant AS benchmark, e.domain, ev.paradigm || '/' || ev.doc_mode AS agent, ev.split,
+           SELECT ev.model, ev.variant AS benchmark, e.domain, ev.paradigm || '/' || ev.doc_mode AS agent, ev.split,
                   count(*) AS episodes, 100 * avg(e.success::INT) AS "TS %", 100 * avg(e.tool_correct::INT) AS "TC %",
                   avg(e.latency_s) AS "s / episode", avg(e.n_steps) AS "model calls / episode"
            FROM ev JOIN run_episodes re USING (run_id) JOIN episodes e USING (episode_id)
-           GROUP BY ALL ORDER BY benchmark, domain, agent"""
+           GROUP BY ALL ORDER BY model, benchmark, domain, agent"""
     )
     if df.empty:
         return None
     return (
-        "Target agent `local/smollm2-135m` (SmolLM2-135M-Instruct, llama.cpp, grammar-constrained tool calls) "
-        "with the original documentation. Wall time per episode is measured on the machine that ran it.\n\n"
+        "Target agents on llama.cpp with grammar-constrained tool calls, original documentation. Wall time "
+        "per episode is measured on the machine that ran it.\n\n"
         + table(df)
     )
 

@@ -171,6 +171,7 @@ class Harness:
     # ------------------------------------------------------------------ doc sets
     def baselines(self, method: str) -> list[Entry]:
         from core.baselines.service import generate_baseline
+        from core.llm import default_optimizer_model
 
         spec, out = self.spec, []
         for s in range(spec.opt_runs):
@@ -180,7 +181,7 @@ class Harness:
                 spec.benchmark,
                 domains=list(spec.domains) or None,
                 tools=self.tools,
-                model=spec.baseline_model or spec.agent.model,
+                model=spec.baseline_model or default_optimizer_model(),
                 seed=s,
                 split_seed=spec.split_seed,
                 bench=self.bench,

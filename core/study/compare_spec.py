@@ -29,7 +29,7 @@ class CompareSpec:
     `optimizer_models` empty means the optimizer's default (the evidence engine
     with the local model); several give one DC variant each (`dc` for the
     first, `dc:<model>` for the others). `baseline_model` None means the
-    agent's model.
+    default optimizer model (`core.llm.default_optimizer_model`).
     """
 
     benchmark: str = "api-bank"

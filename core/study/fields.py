@@ -57,7 +57,7 @@ class StudySpec:
 
     benchmark: str = "workbench"
     domain: str = "calendar"
-    model: str = "local/smollm2-135m"
+    model: str = "local/qwen2.5-coder-0.5b"
     paradigm: str = "react"
     doc_mode: str = "native"
     repeats: int = 3

@@ -22,7 +22,7 @@ from core.ui.state import current_path, refresh, wh
 
 SPLITS = ("test", "val", "opt")
 PARADIGMS = ("react", "multi")
-DEFAULT_MODEL = "local/smollm2-135m"
+DEFAULT_MODEL = "local/qwen2.5-coder-0.5b"
 STATUS_BADGE = {
     "queued": ("queued", "gray"),
     "running": ("running", "blue"),
