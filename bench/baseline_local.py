@@ -5,7 +5,12 @@ test-split tasks (all of them for API-Bank, a seeded sample per WorkBench
 domain) with `docschisel eval` (resumable: re-run the script to finish an
 interrupted sweep), then says how to regenerate docs/RESULTS.md.
 
-    python bench/baseline_local.py [--limit-api-bank 0] [--limit-workbench 20] [--warehouse data/baseline.duckdb]
+    python bench/baseline_local.py [--model local/qwen2.5-coder-0.5b] [--limit-api-bank 0] [--limit-workbench 20]
+                                   [--warehouse data/baseline.duckdb]
+
+API-Bank is scored on the first API call of each sample (as upstream), so it
+runs with one step; WorkBench tasks need a lookup before the action, hence
+`--max-steps` (default 4) there.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ def main() -> None:
     ap.add_argument("--limit-workbench", type=int, default=20, help="seeded sample per domain; 0 = all")
     ap.add_argument("--warehouse", default=None)
     ap.add_argument("--paradigms", default="react,multi")
-    ap.add_argument("--max-steps", type=int, default=4)
+    ap.add_argument("--max-steps", type=int, default=4, help="WorkBench step limit (API-Bank: 1)")
+    ap.add_argument("--model", default=None, help="target agent model (default: the project default)")
     args = ap.parse_args()
     wh = ["--warehouse", args.warehouse] if args.warehouse else []
     for bench, domains in PLAN:
@@ -56,7 +62,8 @@ def main() -> None:
                     "--concurrency",
                     "1",
                     "--max-steps",
-                    str(args.max_steps),
+                    "1" if bench == "api-bank" else str(args.max_steps),
+                    *(["--model", args.model] if args.model else []),
                     *wh,
                 ]
                 t0 = time.time()

@@ -97,3 +97,20 @@ def test_intervals():
     b = bootstrap_interval([0.1, 0.2, 0.3, 0.4], seed=1)
     assert b.low <= b.mean <= b.high
     assert bootstrap_interval([0.1, 0.2, 0.3, 0.4], seed=1) == b
+
+
+def test_paired_task_delta_resamples_tasks_with_per_task_means():
+    from core.study.stats import paired_task_delta
+
+    # three repeats that agree exactly: an interval over repeats would have zero width
+    base = [{"a": 0, "b": 1, "c": 0, "d": 0}] * 3
+    variant = [{"a": 1, "b": 1, "c": 0, "d": 1}] * 3
+    d = paired_task_delta(variant, base, resamples=4000, seed=1)
+    assert d.n == 4 and d.mean == pytest.approx(0.5)  # per-task diffs 1, 0, 0, 1
+    assert d.low < 0.5 < d.high and d.high - d.low > 0.2
+    assert d.method == "paired bootstrap over tasks"
+    # per-task means over paired repeats: task a is +1 in one repeat of two
+    two = paired_task_delta([{"a": 1, "b": 0}, {"a": 0, "b": 0}], [{"a": 0, "b": 0}, {"a": 0, "b": 0}])
+    assert two.mean == pytest.approx(0.25)
+    # only tasks present on both sides are paired
+    assert paired_task_delta([{"a": 1, "x": 1}], [{"a": 1}]).n == 1

@@ -18,9 +18,12 @@ For one benchmark domain × backbone × paradigm:
    T = 0.7 by default with a different seed each, and repeat r of a variant is
    paired with repeat r of the original (same seed, same tasks).
 4. ΔTS per field = mean over repeats of (TS_variant,r − TS_original,r) in
-   percentage points, with a 95 % Student-t interval over the paired repeat
-   differences (zero width with one repeat). Stored in `field_impact`, one row
-   per field (append-only; the latest row per study and field is current).
+   percentage points, with a 95 % paired bootstrap interval over tasks (each
+   task's difference is its mean over the paired repeats; tasks are
+   resampled). An interval over repeats alone has 2 degrees of freedom with 3
+   repeats and collapses to zero width when they agree. Stored in
+   `field_impact`, one row per field (append-only; the latest row per study
+   and field is current).
 
 Runs go through the runner, so episodes are reused: re-running the same study
 resumes where it stopped, and a field's row is rewritten as soon as one more of
@@ -44,7 +47,7 @@ from core.benchmarks.splits import get_or_create_split
 from core.docs import DocSet, ToolDoc
 from core.fields import CODES
 from core.study.evidence import Evidence, collect_evidence, tool_meta
-from core.study.stats import paired_delta
+from core.study.stats import paired_delta, paired_task_delta
 from core.study.supplement import supplement
 from core.warehouse.records import content_hash, now
 
@@ -227,6 +230,7 @@ def run_study(
             )
     base: list[tuple[float, float]] = []
     per_variant: dict[str, list[tuple[float, float]]] = {v.field: [] for v in runnable}
+    task_scores: dict[str, list[dict[str, float]]] = {"original": [], **{v.field: [] for v in runnable}}
     run_ids: dict[str, list[str]] = {"original": [], **{v.field: [] for v in runnable}}
     stopped = False
     for r in range(spec.repeats):
@@ -252,9 +256,10 @@ def run_study(
             m = res.metrics
             (base if label == "original" else per_variant[label]).append((m.ts, m.tc))
             run_ids[label].append(res.run_id)
+            task_scores[label].append(task_successes(warehouse, res.run_id))
             say(f"  r{r} {label:<8} TS {m.ts:6.1%} TC {m.tc:6.1%} [{res.ran} run, {res.reused} reused]")
             # Write the field's row as soon as its repeat is paired, so a long study shows progress.
-            frame = impact_rows(spec, ctx, base, per_variant, run_ids, study_run)
+            frame = impact_rows(spec, ctx, base, per_variant, run_ids, study_run, task_scores)
             fresh = (
                 frame[frame["field"] == label] if label != "original" else frame[frame["operation"] == "n/a"]
             )
@@ -262,7 +267,7 @@ def run_study(
         if stopped:
             break
     warehouse.set_run_status(study_run, "cancelled" if stopped else "finished", {"repeats_done": len(base)})
-    return impact_rows(spec, ctx, base, per_variant, run_ids, study_run)
+    return impact_rows(spec, ctx, base, per_variant, run_ids, study_run, task_scores)
 
 
 def impact_rows(
@@ -272,8 +277,13 @@ def impact_rows(
     per_variant: dict[str, list[tuple[float, float]]],
     run_ids: dict[str, list[str]],
     study_run: str,
+    task_scores: dict[str, list[dict[str, float]]] | None = None,
 ) -> pd.DataFrame:
-    """One row per field from the repeats completed so far (paired by repeat index)."""
+    """One row per field from the repeats completed so far (paired by repeat index).
+
+    With per-task scores the interval is the paired bootstrap over tasks;
+    without them (callers that have only run-level TS) it is over repeats.
+    """
     rows = []
     created = now()
     for v in ctx.variants:
@@ -302,7 +312,11 @@ def impact_rows(
             "created_at": created,
         }
         if k:
-            d = paired_delta(ts_v, ts_b)
+            scores = task_scores or {}
+            if scores.get(v.field) and scores.get("original"):
+                d = paired_task_delta(scores[v.field][:k], scores["original"][:k])
+            else:
+                d = paired_delta(ts_v, ts_b)
             row.update(
                 delta_pp=100 * d.mean,
                 ci_low=100 * d.low,
@@ -325,11 +339,25 @@ def impact_rows(
                 "variant_tc": tc_v,
                 "runs": run_ids.get(v.field, []),
                 "base_runs": run_ids.get("original", [])[:k],
-                "interval": "95% Student-t over paired repeat differences",
+                "interval": (
+                    "95% paired bootstrap over tasks"
+                    if (task_scores or {}).get(v.field)
+                    else "95% Student-t over paired repeat differences"
+                ),
             }
         )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def task_successes(warehouse, run_id: str) -> dict[str, float]:
+    """Task id -> success (mean over the run's episodes of that task) of one run."""
+    df = warehouse.query(
+        """SELECT e.task_id, avg(e.success::INT) AS s FROM run_episodes re JOIN episodes e USING (episode_id)
+           WHERE re.run_id = ? GROUP BY e.task_id""",
+        [run_id],
+    )
+    return dict(zip(df["task_id"], df["s"].astype(float), strict=True))
 
 
 def _mean(values: Sequence[float]) -> float | None:

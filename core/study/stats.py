@@ -200,3 +200,33 @@ def paired_delta(variant: Sequence[float], base: Sequence[float], confidence: fl
     if len(variant) != len(base):
         raise ValueError(f"paired samples differ in length: {len(variant)} vs {len(base)}")
     return t_interval([v - b for v, b in zip(variant, base, strict=True)], confidence)
+
+
+def paired_task_delta(
+    variant: Sequence[dict[str, float]],
+    base: Sequence[dict[str, float]],
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Interval:
+    """Mean per-task difference variant - base with a paired bootstrap over tasks.
+
+    `variant[r]` and `base[r]` map task id -> success (0/1) in repeat r; repeats
+    are paired by index (same seed). Each task's difference is its mean over the
+    paired repeats, and tasks are resampled, so the interval reflects which tasks
+    were drawn as well as sampling noise — unlike an interval over repeats,
+    which collapses to zero width when the repeats happen to agree.
+    """
+    k = min(len(variant), len(base))
+    tasks = (
+        sorted(set().union(*(set(v) for v in variant[:k])) & set().union(*(set(b) for b in base[:k])))
+        if k
+        else []
+    )
+    diffs = []
+    for t in tasks:
+        pairs = [(v[t], b[t]) for v, b in zip(variant[:k], base[:k], strict=True) if t in v and t in b]
+        if pairs:
+            diffs.append(sum(v - b for v, b in pairs) / len(pairs))
+    out = bootstrap_interval(diffs, confidence, resamples, seed)
+    return Interval(out.mean, out.low, out.high, out.n, "paired bootstrap over tasks")
