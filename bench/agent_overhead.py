@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.agents import AgentConfig  # noqa: E402
-from core.llm import script, set_cache, tool_call  # noqa: E402
+from core.llm import Gateway, script, tool_call, use  # noqa: E402
 from core.llm.cache import MemoryCache  # noqa: E402
 from core.runner import RunPlan, run  # noqa: E402
 from core.warehouse import Warehouse  # noqa: E402
@@ -56,7 +56,7 @@ def measure(paradigm: str, doc_mode: str, episodes: int, steps: int) -> tuple[fl
     config = AgentConfig(paradigm=paradigm, doc_mode=doc_mode, model=model.model, max_steps=steps + 2)
     with tempfile.TemporaryDirectory() as tmp:
         wh = Warehouse(Path(tmp) / "o.duckdb")
-        set_cache(MemoryCache())
+        use(Gateway(cache=MemoryCache()))
         # warm-up (imports, first LangGraph compile)
         run(
             wh,

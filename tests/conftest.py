@@ -10,6 +10,17 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+@pytest.fixture(autouse=True)
+def llm_gateway():
+    """Every test calls models through its own gateway: empty cache and ledger, default settings."""
+    from core.llm import Gateway, use
+
+    gateway = Gateway()
+    previous = use(gateway)
+    yield gateway
+    use(previous)
+
+
 @pytest.fixture
 def warehouse(tmp_path: Path):
     from core.warehouse import Warehouse

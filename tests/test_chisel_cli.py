@@ -8,16 +8,15 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from core.llm import get_cache, script, set_cache, set_sink
+from core.llm import current, script, use
 
 
 @pytest.fixture
 def restore_gateway():
-    """The CLI routes the gateway's cache and accounting into its warehouse; undo that afterwards."""
-    previous = get_cache()
+    """The CLI installs a gateway on its warehouse; put the test's own back afterwards."""
+    previous = current()
     yield
-    set_cache(previous)
-    set_sink(None)
+    use(previous)
 
 
 def _step(messages):

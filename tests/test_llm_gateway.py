@@ -10,19 +10,19 @@ import litellm
 import pytest
 
 from core.llm import (
-    LEDGER,
+    Gateway,
+    Ledger,
     MemoryCache,
+    Purpose,
     WarehouseCache,
     cache_key,
     complete,
-    configure,
+    current,
     default_model,
-    gateway,
     request_record,
     script,
-    set_cache,
-    set_sink,
     tool_call,
+    use,
 )
 
 USER = [{"role": "user", "content": "What is the weather in Paris?"}]
@@ -43,21 +43,19 @@ TOOLS = [
 
 
 @pytest.fixture(autouse=True)
-def fresh_gateway(monkeypatch):
-    """Each test gets its own cache, ledger and settings, and never sleeps for real."""
-    cache = MemoryCache()
-    previous = set_cache(cache)
-    saved = {k: getattr(gateway.CONFIG, k) for k in ("max_retries", "backoff_base", "sleep", "concurrency")}
-    saved["provider_concurrency"] = dict(gateway.CONFIG.provider_concurrency)
+def fresh_gateway(llm_gateway):
+    """Each test's own gateway (see conftest), which never sleeps for real."""
     sleeps: list[float] = []
-    configure(sleep=sleeps.append)
-    LEDGER.clear()
-    set_sink(None)
-    yield {"cache": cache, "sleeps": sleeps}
-    set_cache(previous)
-    configure(**saved)
-    LEDGER.clear()
-    set_sink(None)
+    llm_gateway.configure(sleep=sleeps.append)
+    return {"cache": llm_gateway.cache, "sleeps": sleeps, "gateway": llm_gateway}
+
+
+def configure(**changes):
+    return current().configure(**changes)
+
+
+def ledger() -> Ledger:
+    return current().ledger
 
 
 def _rate_limit() -> Exception:
@@ -121,7 +119,7 @@ def test_retries_give_up_after_max_retries(fresh_gateway):
     with pytest.raises(litellm.RateLimitError):
         complete(model.model, USER)
     assert model.calls == 3
-    assert LEDGER.totals()["errors"] == 1
+    assert ledger().totals()["errors"] == 1
 
 
 def test_bad_requests_are_never_retried(fresh_gateway):
@@ -173,14 +171,32 @@ def test_accounting_totals_by_run_and_purpose():
     r2 = complete(model.model, [{"role": "user", "content": "x"}], run_id="run-a", purpose="diagnose")
     r3 = complete(model.model, USER, run_id="run-b", purpose="agent")  # cache hit
     assert r3.cache_hit
-    a = LEDGER.totals(run_id="run-a")
+    a = ledger().totals(run_id="run-a")
     assert a["calls"] == 2 and a["tokens_in"] == r1.tokens_in + r2.tokens_in
     assert a["tokens_out"] == r1.tokens_out + r2.tokens_out
-    assert LEDGER.totals(purpose="agent") | {} == LEDGER.totals(purpose="agent")
-    agent = LEDGER.totals(purpose="agent")
+    assert ledger().totals(purpose="agent") | {} == ledger().totals(purpose="agent")
+    agent = ledger().totals(purpose="agent")
     assert agent["calls"] == 2 and agent["cache_hits"] == 1
-    assert set(LEDGER.by("purpose")) == {"agent", "diagnose"}
-    assert LEDGER.totals()["calls"] == 3
+    assert set(ledger().by("purpose")) == {"agent", "diagnose"}
+    assert ledger().totals()["calls"] == 3
+
+
+def test_structured_purpose_counts_tokens_per_tool_and_gateways_are_independent():
+    model = script(lambda messages: "a reply")
+    complete(model.model, USER, run_id="opt", purpose=Purpose("chisel-diagnose", "QueryStock"))
+    complete(
+        model.model, [{"role": "user", "content": "y"}], run_id="opt", purpose=Purpose("chisel-plan", "Other")
+    )
+    assert ledger().totals(run_id="opt", tool="QueryStock")["calls"] == 1
+    assert ledger().entries(tool="QueryStock")[0].purpose == "chisel-diagnose"
+    other = Gateway(cache=MemoryCache())
+    previous = use(other)
+    try:
+        complete(model.model, USER, purpose="elsewhere")
+        assert other.ledger.totals()["calls"] == 1 and other.ledger.totals()["cache_hits"] == 0
+    finally:
+        use(previous)
+    assert ledger().totals()["calls"] == 2  # the other gateway's call is not in this ledger
 
 
 def test_hosted_model_cost_and_mock_response_go_through_the_gateway():
@@ -202,7 +218,7 @@ def test_hosted_model_cost_and_mock_response_go_through_the_gateway():
 
 def test_sink_receives_rows_shaped_like_the_llm_calls_table():
     rows: list[dict] = []
-    set_sink(rows.extend, flush_every=2)
+    ledger().sink, ledger().flush_every = rows.extend, 2
     model = script(lambda messages: "x")
     complete(model.model, USER, run_id="r")
     assert rows == []
@@ -218,17 +234,18 @@ def test_sink_receives_rows_shaped_like_the_llm_calls_table():
         "cost",
         "latency_s",
         "cache_hit",
+        "tool",
         "error",
         "ts",
     }
-    assert LEDGER.flush() == 0
+    assert ledger().flush() == 0
 
 
 def test_api_keys_never_reach_keys_or_stored_rows(monkeypatch, fresh_gateway):
     secret = "sk-test-0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     rows: list[dict] = []
-    set_sink(rows.extend, flush_every=1)
+    ledger().sink, ledger().flush_every = rows.extend, 1
     with pytest.raises(ValueError, match="environment"):
         complete("gpt-4o-mini", USER, api_key=secret, mock_response="x")
     leaky = [{"role": "user", "content": f"my key is {secret}"}]
@@ -279,8 +296,8 @@ def test_warehouse_cache_on_the_real_warehouse(tmp_path):
     complete(model.model, USER, tools=TOOLS, cache=WarehouseCache(wh))
     again = complete(model.model, USER, tools=TOOLS, cache=WarehouseCache(wh))
     assert model.calls == 1 and again.cache_hit and again.tool_calls[0].arguments == {"city": "Oslo"}
-    LEDGER.clear()
-    set_sink(wh.record_llm_calls, flush_every=1)
+    ledger().clear()
+    ledger().sink, ledger().flush_every = wh.record_llm_calls, 1
     complete(model.model, [{"role": "user", "content": "again"}], tools=TOOLS, run_id="r1", purpose="t")
     assert wh.scalar("SELECT count(*) FROM llm_calls WHERE run_id = 'r1'") == 1
 

@@ -78,7 +78,7 @@ def test_langchain_chat_model_goes_through_the_gateway():
     from langchain_core.messages import HumanMessage, ToolMessage
     from langchain_core.tools import tool
 
-    from core.llm import LEDGER
+    from core.llm import current
     from core.llm.langchain import GatewayChatModel
 
     @tool
@@ -95,4 +95,4 @@ def test_langchain_chat_model_goes_through_the_gateway():
     assert second.content == "It is sunny in Paris."
     assert model.requests[1]["messages"][-1]["role"] == "tool"
     assert model.requests[0]["params"]["tools"][0]["function"]["name"] == "get_weather"
-    assert LEDGER.totals(run_id="lc-run", purpose="lc-test")["calls"] == 2
+    assert current().ledger.totals(run_id="lc-run", purpose="lc-test")["calls"] == 2

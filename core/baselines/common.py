@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core.llm import complete
+from core.llm import Purpose, complete
 
 T = TypeVar("T", bound=BaseModel)
 FOLLOW_UP = "========="
@@ -93,7 +93,7 @@ def json_call(
     schema: type[T],
     cost: Cost,
     *,
-    purpose: str,
+    purpose: Purpose | str,
     check: Any = None,
     attempt_seed: int = 0,
     response_schema: dict[str, Any] | None = None,
@@ -132,7 +132,7 @@ def json_call(
         except (json.JSONDecodeError, ValidationError, ValueError) as exc:
             cost.invalid += 1
             reason = str(exc).split("\n")[0][:300]
-            cost.notes.append(f"{purpose}: invalid reply ({reason})")
+            cost.notes.append(f"{Purpose.of(purpose).step}: invalid reply ({reason})")
             msgs = [
                 *messages,
                 {"role": "assistant", "content": text[:1500]},

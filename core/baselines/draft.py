@@ -39,6 +39,7 @@ from core.baselines.common import Cost, LLMSettings, fill, json_call, prompt, to
 from core.baselines.easytool import BaselineResult, param_schema
 from core.benchmarks.base import Benchmark, Call, Task, ToolError
 from core.docs import DocSet, ToolDoc
+from core.llm import Purpose
 
 ORIGIN = "draft"
 RESPONSE_CAP = 2048
@@ -176,7 +177,7 @@ def draft_tool(
                 messages,
                 Exploration,
                 trace.cost,
-                purpose="draft.explorer",
+                purpose=Purpose("draft.explorer", doc.tool),
                 check=check,
                 attempt_seed=100 * episode + 10 * attempt,
                 response_schema=schema,
@@ -221,7 +222,7 @@ def draft_tool(
             [{"role": "user", "content": content}],
             Analysis,
             trace.cost,
-            purpose="draft.analyzer",
+            purpose=Purpose("draft.analyzer", doc.tool),
             attempt_seed=100 * episode + 50,
         )
         advice = analysis.suggestions if analysis else "none"
@@ -236,7 +237,7 @@ def draft_tool(
             [{"role": "user", "content": content}],
             Rewrite,
             trace.cost,
-            purpose="draft.rewriter",
+            purpose=Purpose("draft.rewriter", doc.tool),
             attempt_seed=100 * episode + 70,
         )
         if rewrite is None:

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.baselines.common import Cost, LLMSettings, fill, json_call, prompt
 from core.docs import DocSet, ToolDoc
+from core.llm import Purpose
 
 ORIGIN = "easytool"
 
@@ -158,7 +159,9 @@ def easytool_toolkit(
     msgs = [
         {"role": "user", "content": fill(base, documentation=_documentation(toolkit, docs), n=str(len(docs)))}
     ]
-    desc = json_call(settings, msgs, ToolDescription, cost, purpose="easytool.description", check=check)
+    desc = json_call(
+        settings, msgs, ToolDescription, cost, purpose=Purpose("easytool.description", toolkit), check=check
+    )
     if desc is None:
         cost.notes.append("stage 1 failed; functionalities fall back to the original first sentences")
         lines = [(n, (d.description or n).split(". ")[0]) for n, d in zip(names, docs, strict=True)]
@@ -194,7 +197,7 @@ def easytool_toolkit(
             [{"role": "user", "content": content}],
             Guideline,
             cost,
-            purpose="easytool.guideline",
+            purpose=Purpose("easytool.guideline", name),
             check=check_params,
             response_schema=guideline_schema(doc),
         )

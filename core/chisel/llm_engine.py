@@ -37,6 +37,7 @@ from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Pla
 from core.docs import DocError, ToolDoc
 from core.docs.render import render_text
 from core.fields import CODES, FIELDS
+from core.llm.gateway import Purpose
 
 FieldCode = Literal[
     "TN",
@@ -162,7 +163,7 @@ class LLMEngine:
         prompt: str,
         schema: type[M],
         *,
-        purpose: str,
+        purpose: Purpose,
         run_id: str | None = None,
         check: Callable[[M], None] | None = None,
     ) -> M:
@@ -207,8 +208,8 @@ class LLMEngine:
             f"{schema.__name__}: no valid reply after {self.max_retries + 1} attempts ({last})"
         )
 
-    def _purpose(self, step: str, ctx: ToolContext) -> str:
-        return f"chisel-{step}:{ctx.tool}"
+    def _purpose(self, step: str, ctx: ToolContext) -> Purpose:
+        return Purpose(f"chisel-{step}", ctx.tool)
 
     # ------------------------------------------------------------------ diagnosis (Fig. 4)
     def diagnose(self, ctx: ToolContext, trace: Trace, memory: DomainMemory) -> Diagnosis:

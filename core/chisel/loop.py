@@ -448,13 +448,10 @@ class Optimizer:
         return cand, evaluation, new_failed
 
     def _optimizer_tokens(self, tool: str) -> int:
-        from core.llm import LEDGER
+        from core.llm import current
 
-        return sum(
-            e.tokens_in + e.tokens_out
-            for e in LEDGER.entries(run_id=self.run_id)
-            if e.purpose.endswith(f":{tool}")
-        )
+        totals = current().ledger.totals(run_id=self.run_id, tool=tool)
+        return int(totals["tokens_in"] + totals["tokens_out"])
 
     def _agent_tokens(self, run_ids: Sequence[str]) -> int:
         if not run_ids:

@@ -48,17 +48,18 @@ def split_csv(value: str | None) -> list[str]:
 
 
 def open_warehouse(path: str | None, *, llm: bool = True):
-    """The warehouse, with the LLM gateway's cache and accounting routed into it.
+    """The warehouse; with `llm`, also install an LLM gateway whose cache and accounting live in it.
 
     Commands that call models get the persistent response cache (identical calls
-    are never paid twice, across runs and processes) and per-call accounting rows.
+    are never paid twice, across runs and processes) and per-call accounting
+    rows. The gateway is created and installed here, at the command's entry,
+    and nowhere below it.
     """
     from core.warehouse import Warehouse
 
     wh = Warehouse(path)
     if llm:
-        from core.llm import WarehouseCache, set_cache, set_sink
+        from core.llm import Gateway, use
 
-        set_cache(WarehouseCache(wh))
-        set_sink(wh.record_llm_calls)
+        use(Gateway.for_warehouse(wh))
     return wh

@@ -1,6 +1,8 @@
 """The single LLM gateway (over litellm), its cache, accounting and offline providers.
 
-Every LLM call in the project goes through `complete()`:
+Every LLM call in the project goes through `complete()`, on the gateway an
+entry point installed (`use(Gateway.for_warehouse(wh))`; a plain in-memory one
+otherwise):
 
     from core.llm import complete, default_model
     result = complete(default_model(), messages, tools=tools, purpose="agent", run_id=run_id)
@@ -15,48 +17,48 @@ package imports neither litellm nor llama.cpp and opens no connection.
 
 from core.llm.cache import CacheStore, MemoryCache, WarehouseCache, cache_key, request_record
 from core.llm.gateway import (
-    CONFIG,
     DEFAULT_MODEL,
     DEFAULT_OPTIMIZER_MODEL,
+    Gateway,
     GatewayConfig,
+    Purpose,
     complete,
-    configure,
+    current,
     default_model,
     default_optimizer_model,
-    get_cache,
     provider_of,
     register_providers,
-    set_cache,
+    use,
+    using,
 )
-from core.llm.ledger import LEDGER, Ledger, LedgerEntry, set_sink
+from core.llm.ledger import Ledger, LedgerEntry
 from core.llm.scripted import ScriptedModel, script, tool_call
 from core.llm.types import LLMResult, ToolCall
 
 __all__ = [
-    "CONFIG",
     "DEFAULT_MODEL",
     "DEFAULT_OPTIMIZER_MODEL",
-    "LEDGER",
     "CacheStore",
+    "Gateway",
     "GatewayConfig",
     "LLMResult",
     "Ledger",
     "LedgerEntry",
     "MemoryCache",
+    "Purpose",
     "ScriptedModel",
     "ToolCall",
     "WarehouseCache",
     "cache_key",
     "complete",
-    "configure",
+    "current",
     "default_model",
     "default_optimizer_model",
-    "get_cache",
     "provider_of",
     "register_providers",
     "request_record",
     "script",
-    "set_cache",
-    "set_sink",
     "tool_call",
+    "use",
+    "using",
 ]

@@ -1,9 +1,13 @@
 """The one path for every LLM call: cache, retries, concurrency, accounting.
 
-Agents, optimizers, baselines and judges all call `complete()`. It sits on
-`litellm.completion`, so a hosted model, the offline SmolLM2 (`local/...`), a
-scripted test double (`scripted/...`) and litellm's `mock_response` all go
-through exactly the same code, and what tests exercise is what runs.
+Agents, optimizers, baselines and judges all call `complete()`, which uses the
+installed `Gateway`: one object holding the settings, the response cache, the
+per-provider concurrency limits and the ledger, created and installed by the
+entry point (a CLI command, a job, a test fixture) rather than living in
+module globals. It sits on `litellm.completion`, so a hosted model, the offline
+models (`local/...`), a scripted test double (`scripted/...`) and litellm's
+`mock_response` all go through exactly the same code, and what tests exercise
+is what runs.
 
 litellm is imported lazily (on the first call) because importing it costs
 seconds; the environment is set first so that importing it never reaches
@@ -21,12 +25,13 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.llm.cache import CacheStore, MemoryCache, cache_key, request_record, scrub
-from core.llm.ledger import LEDGER, LedgerEntry
+from core.llm.ledger import Ledger, LedgerEntry
 from core.llm.types import LLMResult
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -66,9 +71,9 @@ def provider_of(model: str) -> str:
 
 @dataclass
 class GatewayConfig:
-    """Knobs of the gateway; change them with `configure(...)`.
+    """Knobs of a gateway.
 
-    `concurrency` bounds simultaneous calls per provider in this process;
+    `concurrency` bounds simultaneous calls per provider;
     `provider_concurrency` overrides it per provider (the local model gets 1
     because llama.cpp is not thread-safe). Backoff is exponential
     (`backoff_base * 2**attempt`, capped) with multiplicative jitter.
@@ -78,38 +83,235 @@ class GatewayConfig:
     backoff_base: float = 1.0
     backoff_max: float = 30.0
     jitter: float = 0.5
-    concurrency: int = int(os.environ.get("DOCSCHISEL_LLM_CONCURRENCY", "4"))
+    concurrency: int = field(default_factory=lambda: int(os.environ.get("DOCSCHISEL_LLM_CONCURRENCY", "4")))
     provider_concurrency: dict[str, int] = field(default_factory=lambda: {"local": 1})
     timeout_s: float = 120.0
     sleep: Callable[[float], None] = time.sleep
 
 
-CONFIG = GatewayConfig()
-_cache: CacheStore = MemoryCache()
-_sem_lock = threading.Lock()
-_semaphores: dict[str, tuple[int, threading.BoundedSemaphore]] = {}
+@dataclass(frozen=True)
+class Purpose:
+    """What a call was for: the step (agent, diagnose, easytool.guideline, ...) and the tool it served.
+
+    Accounting groups by these fields (tokens per optimized tool come from
+    `ledger.totals(run_id=..., tool=...)`), instead of parsing label strings.
+    """
+
+    step: str = ""
+    tool: str | None = None
+
+    @classmethod
+    def of(cls, value: Purpose | str | None) -> Purpose:
+        if isinstance(value, Purpose):
+            return value
+        return cls(step=value or "")
+
+
+class Gateway:
+    """The one path for LLM calls: its config, response cache, concurrency limits and ledger.
+
+    Entry points create one explicitly (`Gateway.for_warehouse(wh)` for a
+    command that stores its calls, a fresh `Gateway()` per test) and install it
+    with `use()`; code below calls the module-level `complete()`, which uses
+    the installed gateway. Nothing else rewires it.
+    """
+
+    def __init__(
+        self,
+        *,
+        config: GatewayConfig | None = None,
+        cache: CacheStore | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        self.config = config or GatewayConfig()
+        self.cache: CacheStore = cache if cache is not None else MemoryCache()
+        self.ledger = ledger or Ledger()
+        self._sem_lock = threading.Lock()
+        self._semaphores: dict[str, tuple[int, threading.BoundedSemaphore]] = {}
+
+    @classmethod
+    def for_warehouse(cls, warehouse: Any, **kw: Any) -> Gateway:
+        """A gateway whose cache and accounting rows live in `warehouse` (across runs and processes)."""
+        from core.llm.cache import WarehouseCache
+
+        return cls(cache=WarehouseCache(warehouse), ledger=Ledger(sink=warehouse.record_llm_calls), **kw)
+
+    def configure(self, **changes: Any) -> GatewayConfig:
+        """Change settings (e.g. `configure(concurrency=8, max_retries=2)`)."""
+        for k, v in changes.items():
+            if not hasattr(self.config, k):
+                raise TypeError(f"unknown gateway setting {k!r}")
+            setattr(self.config, k, v)
+        return self.config
+
+    def semaphore(self, provider: str) -> threading.BoundedSemaphore:
+        limit = max(1, int(self.config.provider_concurrency.get(provider, self.config.concurrency)))
+        with self._sem_lock:
+            current = self._semaphores.get(provider)
+            if current is None or current[0] != limit:
+                current = (limit, threading.BoundedSemaphore(limit))
+                self._semaphores[provider] = current
+            return current[1]
+
+    def complete(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: Any = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        purpose: Purpose | str = "",
+        run_id: str | None = None,
+        cache: bool | CacheStore = True,
+        **params: Any,
+    ) -> LLMResult:
+        """Call `model` on `messages` (OpenAI format) and return an `LLMResult`.
+
+        `cache=True` uses this gateway's cache store, `False` bypasses it, a
+        `CacheStore` uses that store. `purpose` and `run_id` label the
+        accounting entry. Extra `params` go to `litellm.completion`
+        (`response_format`, `mock_response`, `top_p`, ...). Errors are
+        litellm's exception types, raised after retries are exhausted
+        (transient errors) or at once (bad requests).
+        """
+        if "api_key" in params:
+            raise ValueError("pass API keys through the environment (e.g. OPENAI_API_KEY), not as arguments")
+        label = Purpose.of(purpose)
+        provider = provider_of(model)
+        if provider == "local":
+            from core.llm.local import ensure_available
+
+            ensure_available(model.split("/", 1)[1])
+        store: CacheStore | None = self.cache if cache is True else None if cache in (False, None) else cache
+        record = request_record(
+            model,
+            messages,
+            tools=tools,
+            tool_choice=tool_choice,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            salt=_provider_salt(provider, model),
+            **params,
+        )
+        key = cache_key(record)
+        call_id = uuid.uuid4().hex
+        start = time.perf_counter()
+
+        if store is not None:
+            cached = store.get(key)
+            if cached is not None:
+                cost = float(cached.pop("_cost", 0.0) or 0.0)
+                result = LLMResult.from_response(model, cached)
+                result.cache_hit, result.cache_key, result.call_id, result.cost = True, key, call_id, cost
+                result.latency_s = time.perf_counter() - start
+                self.ledger.record(_entry(result, run_id, label))
+                return result
+
+        litellm = _litellm()
+        start = time.perf_counter()  # latency of the call itself, not of importing litellm
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, **params}
+        for name, value in (
+            ("tools", tools),
+            ("tool_choice", tool_choice),
+            ("max_tokens", max_tokens),
+            ("seed", seed),
+        ):
+            if value is not None:
+                kwargs[name] = value
+        if provider not in IN_PROCESS:
+            kwargs.setdefault("timeout", self.config.timeout_s)
+            kwargs.setdefault("drop_params", True)
+        response = self._call_with_retries(litellm, kwargs, provider, call_id, model, run_id, label, start)
+
+        raw = _dump(response)
+        raw.pop("_hidden_params", None)
+        result = LLMResult.from_response(model, raw)
+        result.cost = _cost(litellm, response, provider, params)
+        result.latency_s = time.perf_counter() - start
+        result.cache_key, result.call_id = key, call_id
+        if store is not None:
+            stored = {**raw, "_cost": result.cost}
+            store.put(key, model, record, stored, result.tokens_in, result.tokens_out, result.cost)
+        self.ledger.record(_entry(result, run_id, label))
+        return result
+
+    def _call_with_retries(
+        self,
+        litellm: Any,
+        kwargs: dict[str, Any],
+        provider: str,
+        call_id: str,
+        model: str,
+        run_id: str | None,
+        label: Purpose,
+        start: float,
+    ) -> Any:
+        attempt = 0
+        while True:
+            try:
+                with self.semaphore(provider):
+                    return litellm.completion(**kwargs)
+            except Exception as exc:
+                if attempt >= self.config.max_retries or not _transient(exc, provider):
+                    self.ledger.record(
+                        LedgerEntry(
+                            call_id=call_id,
+                            run_id=run_id,
+                            purpose=label.step,
+                            tool=label.tool,
+                            model=model,
+                            tokens_in=0,
+                            tokens_out=0,
+                            cost=0.0,
+                            latency_s=time.perf_counter() - start,
+                            cache_hit=False,
+                            error=scrub(f"{type(exc).__name__}: {str(exc)[:300]}"),
+                        )
+                    )
+                    raise
+                delay = min(self.config.backoff_max, self.config.backoff_base * 2**attempt)
+                delay *= 1 + random.uniform(0, self.config.jitter)
+                log.info(
+                    "transient %s from %s, retry %d in %.1fs", type(exc).__name__, model, attempt + 1, delay
+                )
+                self.config.sleep(delay)
+                attempt += 1
+
+
+_current = Gateway()
 _setup_lock = threading.Lock()
 _litellm_mod: Any = None
 
 
-def configure(**changes: Any) -> GatewayConfig:
-    """Change gateway settings (e.g. `configure(concurrency=8, max_retries=2)`)."""
-    for k, v in changes.items():
-        if not hasattr(CONFIG, k):
-            raise TypeError(f"unknown gateway setting {k!r}")
-        setattr(CONFIG, k, v)
-    return CONFIG
+def current() -> Gateway:
+    """The installed gateway (a plain in-memory one until an entry point installs its own)."""
+    return _current
 
 
-def set_cache(store: CacheStore) -> CacheStore:
-    """Use another cache store for the default `cache=True` (returns the previous one)."""
-    global _cache
-    previous, _cache = _cache, store
+def use(gateway: Gateway) -> Gateway:
+    """Install `gateway` for this process's calls; returns the previous one (to restore it)."""
+    global _current
+    previous, _current = _current, gateway
     return previous
 
 
-def get_cache() -> CacheStore:
-    return _cache
+@contextmanager
+def using(gateway: Gateway) -> Iterator[Gateway]:
+    """Install `gateway` for the duration of a block."""
+    previous = use(gateway)
+    try:
+        yield gateway
+    finally:
+        use(previous)
+
+
+def complete(model: str, messages: list[dict[str, Any]], **kwargs: Any) -> LLMResult:
+    """`Gateway.complete` on the installed gateway (see there for the arguments)."""
+    return _current.complete(model, messages, **kwargs)
 
 
 def _litellm() -> Any:
@@ -143,16 +345,6 @@ def _litellm() -> Any:
 def register_providers() -> None:
     """Make `local/...` and `scripted/...` usable with plain `litellm.completion` (idempotent)."""
     _litellm()
-
-
-def _semaphore(provider: str) -> threading.BoundedSemaphore:
-    limit = max(1, int(CONFIG.provider_concurrency.get(provider, CONFIG.concurrency)))
-    with _sem_lock:
-        current = _semaphores.get(provider)
-        if current is None or current[0] != limit:
-            current = (limit, threading.BoundedSemaphore(limit))
-            _semaphores[provider] = current
-        return current[1]
 
 
 def _transient(exc: BaseException, provider: str) -> bool:
@@ -202,135 +394,12 @@ def _dump(response: Any) -> dict[str, Any]:
     return json.loads(json.dumps(response, default=str))
 
 
-def complete(
-    model: str,
-    messages: list[dict[str, Any]],
-    *,
-    tools: list[dict[str, Any]] | None = None,
-    tool_choice: Any = None,
-    temperature: float = 0.0,
-    max_tokens: int | None = None,
-    seed: int | None = None,
-    purpose: str = "",
-    run_id: str | None = None,
-    cache: bool | CacheStore = True,
-    **params: Any,
-) -> LLMResult:
-    """Call `model` on `messages` (OpenAI format) and return an `LLMResult`.
-
-    `cache=True` uses the process cache store (see `set_cache`), `False`
-    bypasses it, a `CacheStore` uses that store. `purpose` and `run_id` label
-    the accounting entry. Extra `params` go to `litellm.completion`
-    (`response_format`, `mock_response`, `top_p`, ...). Errors are litellm's
-    exception types, raised after retries are exhausted (transient errors) or
-    at once (bad requests).
-    """
-    if "api_key" in params:
-        raise ValueError("pass API keys through the environment (e.g. OPENAI_API_KEY), not as arguments")
-    provider = provider_of(model)
-    if provider == "local":
-        from core.llm.local import ensure_available
-
-        ensure_available(model.split("/", 1)[1])
-    store: CacheStore | None = _cache if cache is True else None if cache in (False, None) else cache
-    record = request_record(
-        model,
-        messages,
-        tools=tools,
-        tool_choice=tool_choice,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        seed=seed,
-        salt=_provider_salt(provider, model),
-        **params,
-    )
-    key = cache_key(record)
-    call_id = uuid.uuid4().hex
-    start = time.perf_counter()
-
-    if store is not None:
-        cached = store.get(key)
-        if cached is not None:
-            cost = float(cached.pop("_cost", 0.0) or 0.0)
-            result = LLMResult.from_response(model, cached)
-            result.cache_hit, result.cache_key, result.call_id, result.cost = True, key, call_id, cost
-            result.latency_s = time.perf_counter() - start
-            LEDGER.record(_entry(result, run_id, purpose))
-            return result
-
-    litellm = _litellm()
-    start = time.perf_counter()  # latency of the call itself, not of importing litellm
-    kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, **params}
-    for name, value in (
-        ("tools", tools),
-        ("tool_choice", tool_choice),
-        ("max_tokens", max_tokens),
-        ("seed", seed),
-    ):
-        if value is not None:
-            kwargs[name] = value
-    if provider not in IN_PROCESS:
-        kwargs.setdefault("timeout", CONFIG.timeout_s)
-        kwargs.setdefault("drop_params", True)
-    response = _call_with_retries(litellm, kwargs, provider, call_id, model, run_id, purpose, start)
-
-    raw = _dump(response)
-    raw.pop("_hidden_params", None)
-    result = LLMResult.from_response(model, raw)
-    result.cost = _cost(litellm, response, provider, params)
-    result.latency_s = time.perf_counter() - start
-    result.cache_key, result.call_id = key, call_id
-    if store is not None:
-        stored = {**raw, "_cost": result.cost}
-        store.put(key, model, record, stored, result.tokens_in, result.tokens_out, result.cost)
-    LEDGER.record(_entry(result, run_id, purpose))
-    return result
-
-
-def _call_with_retries(
-    litellm: Any,
-    kwargs: dict[str, Any],
-    provider: str,
-    call_id: str,
-    model: str,
-    run_id: str | None,
-    purpose: str,
-    start: float,
-) -> Any:
-    attempt = 0
-    while True:
-        try:
-            with _semaphore(provider):
-                return litellm.completion(**kwargs)
-        except Exception as exc:
-            if attempt >= CONFIG.max_retries or not _transient(exc, provider):
-                LEDGER.record(
-                    LedgerEntry(
-                        call_id=call_id,
-                        run_id=run_id,
-                        purpose=purpose,
-                        model=model,
-                        tokens_in=0,
-                        tokens_out=0,
-                        cost=0.0,
-                        latency_s=time.perf_counter() - start,
-                        cache_hit=False,
-                        error=scrub(f"{type(exc).__name__}: {str(exc)[:300]}"),
-                    )
-                )
-                raise
-            delay = min(CONFIG.backoff_max, CONFIG.backoff_base * 2**attempt)
-            delay *= 1 + random.uniform(0, CONFIG.jitter)
-            log.info("transient %s from %s, retry %d in %.1fs", type(exc).__name__, model, attempt + 1, delay)
-            CONFIG.sleep(delay)
-            attempt += 1
-
-
-def _entry(result: LLMResult, run_id: str | None, purpose: str) -> LedgerEntry:
+def _entry(result: LLMResult, run_id: str | None, label: Purpose) -> LedgerEntry:
     return LedgerEntry(
         call_id=result.call_id,
         run_id=run_id,
-        purpose=purpose,
+        purpose=label.step,
+        tool=label.tool,
         model=result.model,
         tokens_in=result.tokens_in,
         tokens_out=result.tokens_out,

@@ -1,9 +1,10 @@
 """Per-process token and cost accounting of every LLM call.
 
 Why: the paper reports tokens and minutes per optimized tool, and users want
-to know what a run cost. Every `complete()` appends one entry here (cache hits
-included, flagged); totals can be asked per run and per purpose, and entries
-are flushed to the warehouse's `llm_calls` table through an optional sink.
+to know what a run cost. Every `complete()` appends one entry to its
+gateway's ledger (cache hits included, flagged); totals can be asked per run,
+step and tool, and entries are flushed to the warehouse's `llm_calls` table
+through an optional sink.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class LedgerEntry:
     cost: float
     latency_s: float
     cache_hit: bool
+    tool: str | None = None  # the tool the call served (optimizers), None for agents
     error: str | None = None
     ts: datetime = field(default_factory=_now)
 
@@ -63,23 +65,29 @@ class Ledger:
         if self.sink is not None and pending >= self.flush_every:
             self.flush()
 
-    def entries(self, *, run_id: str | None = None, purpose: str | None = None) -> list[LedgerEntry]:
+    def entries(
+        self, *, run_id: str | None = None, purpose: str | None = None, tool: str | None = None
+    ) -> list[LedgerEntry]:
         with self._lock:
             items = list(self._entries)
         return [
             e
             for e in items
-            if (run_id is None or e.run_id == run_id) and (purpose is None or e.purpose == purpose)
+            if (run_id is None or e.run_id == run_id)
+            and (purpose is None or e.purpose == purpose)
+            and (tool is None or e.tool == tool)
         ]
 
-    def totals(self, *, run_id: str | None = None, purpose: str | None = None) -> dict[str, Any]:
+    def totals(
+        self, *, run_id: str | None = None, purpose: str | None = None, tool: str | None = None
+    ) -> dict[str, Any]:
         """Sums over matching entries.
 
         `tokens_in`/`tokens_out` count every call including cache hits (the
         work the method needed); `cost` is money actually spent (cache hits
         cost nothing); `cost_uncached` is what it would have cost without the cache.
         """
-        rows = self.entries(run_id=run_id, purpose=purpose)
+        rows = self.entries(run_id=run_id, purpose=purpose, tool=tool)
         return {
             "calls": len(rows),
             "cache_hits": sum(e.cache_hit for e in rows),
@@ -135,18 +143,12 @@ class Ledger:
             self._flushed = 0
 
 
-LEDGER = Ledger()
-
-
-def set_sink(sink: Sink | None, flush_every: int = 50) -> None:
-    """Route accounting rows somewhere, e.g. `set_sink(warehouse.record_llm_calls)`."""
-    LEDGER.sink = sink
-    LEDGER.flush_every = flush_every
-
-
 @atexit.register
 def _flush_at_exit() -> None:
+    """Rows of the installed gateway's ledger that a process did not flush reach the warehouse."""
     try:
-        LEDGER.flush()
+        from core.llm.gateway import current
+
+        current().ledger.flush()
     except Exception:  # noqa: BLE001 - interpreter shutdown: best effort only
         pass

@@ -97,8 +97,7 @@ def local_baseline(wh) -> str | None:
         return None
     return (
         "Target agents on llama.cpp with grammar-constrained tool calls, original documentation. Wall time "
-        "per episode is measured on the machine that ran it.\n\n"
-        + table(df)
+        "per episode is measured on the machine that ran it.\n\n" + table(df)
     )
 
 

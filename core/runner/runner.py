@@ -185,9 +185,9 @@ def run(
             flush()  # what finished is stored even when the run stops on an error
     if bar is not None:
         bar.close()
-    from core.llm import LEDGER
+    from core.llm import current
 
-    LEDGER.flush()  # accounting rows of this run reach the warehouse now, not at exit
+    current().ledger.flush()  # accounting rows of this run reach the warehouse now, not at exit
     metrics = compute_metrics(warehouse, run_id)
     metrics.store(warehouse, run_id, plan.docset.docset_id, plan.split)
     warehouse.set_run_status(
