@@ -136,7 +136,15 @@ class Sandbox(Protocol):
 
 @runtime_checkable
 class Benchmark(Protocol):
-    """What the runner, the optimizer and the UI need from a benchmark."""
+    """What the runner, the optimizer and the UI need from a benchmark.
+
+    Optional hooks the optimizer uses when a benchmark has them (it never
+    imports a benchmark's internals): `tool_signature(tool) -> list[dict] |
+    None`, the parameters as the implementation defines them (keys of
+    `core.chisel.introspect.ParamSig`); `tool_function(tool) -> callable`;
+    and `is_error_output(text) -> bool`, for tools that report rejections as
+    output text.
+    """
 
     name: str
 

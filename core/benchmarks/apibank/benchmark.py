@@ -197,6 +197,16 @@ class ApiBank:
     def system_prompt(self, task: Task) -> str:
         return _SYSTEM_PROMPT
 
+    def tool_signature(self, tool: str) -> list[dict[str, Any]] | None:
+        """Parameters as the API classes declare them: a type and a required flag each."""
+        api = REGISTRY.get(tool)
+        if api is None:
+            return None
+        return [
+            {"name": p.name, "type": p.type, "required": p.required, "source": "api-bank registry"}
+            for p in api.params
+        ]
+
     # ------------------------------------------------------------------ episodes
     def new_sandbox(self, task: Task) -> ApiBankSandbox:
         session = Session(self.root / "api-bank" / "init_database")

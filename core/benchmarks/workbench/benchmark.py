@@ -108,6 +108,30 @@ class WorkBench:
     def system_prompt(self, task: Task) -> str:
         return SYSTEM_SENTENCE
 
+    def tool_signature(self, tool: str) -> list[dict[str, Any]] | None:
+        """Keyword parameters of the tool function, with their defaults.
+
+        Every WorkBench parameter defaults to None and the function answers
+        "X not provided." itself, so the Python default says nothing about
+        whether the task needs the value: the default is reported, not a required flag.
+        """
+        from core.benchmarks.workbench.tools.registry import TOOLS
+
+        spec = TOOLS.get(tool)
+        if spec is None:
+            return None
+        return [
+            {"name": name, "has_default": True, "default": default, "source": "workbench signature"}
+            for name, default in spec.params
+        ]
+
+    def is_error_output(self, text: str | None) -> bool:
+        """WorkBench tools return their validation messages as plain output text."""
+        from core.benchmarks.workbench.tools.registry import ERROR_MESSAGES
+
+        t = (text or "").strip()
+        return t in ERROR_MESSAGES or t.lower().startswith("error")
+
     # ------------------------------------------------------------------ episodes
     def new_sandbox(self, task: Task) -> WorkBenchSandbox:
         return WorkBenchSandbox(
