@@ -191,41 +191,55 @@ def _selection_docs() -> tuple[ToolDoc, ToolDoc, ToolDoc]:
     return d0, d0.add("UG", "use it well " * 20), d0.add("UG", "use it")
 
 
+def _c(doc, ev, tokens, iteration):
+    from core.chisel.decisions import Candidate
+
+    return Candidate(doc, ev, tokens, iteration)
+
+
+def _select(*args):
+    from core.chisel.decisions import select
+
+    s = select(*args)
+    return s.doc, s.val_ts, s.reason
+
+
 def test_selection_prefers_shorter_doc_on_ties() -> None:
-    from core.chisel.results import select
     from core.chisel.types import Evaluation
 
+    select = _select
     d0, long, short = _selection_docs()
     ev = Evaluation(
         val_ts=0.5, base_val_ts=0.5, opt_ts=0, base_opt_ts=0, val_run="", opt_run="", accepted=True
     )
-    doc, ts, _ = select(d0, 0.5, [(long, ev, 200, 1), (short, ev, 20, 2)], "paper")
+    doc, ts, _ = select(d0, 0.5, [_c(long, ev, 200, 1), _c(short, ev, 20, 2)], "paper")
     assert doc == short and ts == 0.5
     rejected = ev.model_copy(update={"val_ts": 0.0, "accepted": False})
-    doc, _, why = select(d0, 0.5, [(long, rejected, 200, 1)])
+    doc, _, why = select(d0, 0.5, [_c(long, rejected, 200, 1)])
     assert doc == d0 and "original" in why
 
 
 def test_evidence_selection_needs_an_improvement() -> None:
     """Ties on validation are broken by the optimization set; a candidate that improves nothing is not kept."""
-    from core.chisel.results import select
     from core.chisel.types import Evaluation
+
+    select = _select
 
     d0, long, short = _selection_docs()
     tie = Evaluation(
         val_ts=0.0, base_val_ts=0.0, opt_ts=0.25, base_opt_ts=0.25, val_run="", opt_run="", accepted=True
     )
     # the paper's rule replaces the original with the shortest tie ...
-    assert select(d0, 0.0, [(long, tie, 200, 1), (short, tie, 20, 2)], "paper")[0] == short
+    assert select(d0, 0.0, [_c(long, tie, 200, 1), _c(short, tie, 20, 2)], "paper")[0] == short
     # ... the evidence rule keeps the original: neither validation nor the optimization set improved
-    doc, ts, why = select(d0, 0.0, [(long, tie, 200, 1), (short, tie, 20, 2)])
+    doc, ts, why = select(d0, 0.0, [_c(long, tie, 200, 1), _c(short, tie, 20, 2)])
     assert doc == d0 and ts == 0.0 and "original kept" in why
     # a tie on validation that fixes optimization tasks wins, even when it is longer
     better_opt = tie.model_copy(update={"opt_ts": 0.5})
-    assert select(d0, 0.0, [(long, better_opt, 200, 1), (short, tie, 20, 2)])[0] == long
+    assert select(d0, 0.0, [_c(long, better_opt, 200, 1), _c(short, tie, 20, 2)])[0] == long
     # a validation gain is enough on its own
     better_val = tie.model_copy(update={"val_ts": 1.0, "opt_ts": 0.0})
-    doc, ts, _ = select(d0, 0.0, [(short, better_val, 20, 1)])
+    doc, ts, _ = select(d0, 0.0, [_c(short, better_val, 20, 1)])
     assert doc == short and ts == 1.0
     with pytest.raises(ValueError):
         select(d0, 0.0, [], "best")

@@ -7,19 +7,18 @@ permitted parts (the optimization split) and refuses the rest, and which
 writes every task id it served to the warehouse table `chisel_gt_access`. A
 test can then check the promise from the warehouse alone.
 
-`load_traces` reads stored episodes (and their tool-call events) into `Trace`
-records, which carry what the agent did and saw but no ground truth.
+`load_traces` reads a run's stored episodes as `Trace` records (what the agent
+did and saw, no ground truth), for readers that start from a run id.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable, Sequence
 
 from core.benchmarks.base import Call, Task
 from core.benchmarks.splits import Split
-from core.chisel.types import Trace
+from core.evaluation.traces import Trace
 from core.warehouse.records import now
 
 
@@ -87,67 +86,7 @@ class GroundTruth:
 
 def load_traces(warehouse, run_id: str, task_ids: Iterable[str] | None = None) -> list[Trace]:
     """The episodes of a run (optionally only some tasks), oldest repeat first, with their tool calls."""
-    params: list = [run_id]
-    where = ""
-    ids = sorted(set(task_ids)) if task_ids is not None else None
-    if ids is not None:
-        if not ids:
-            return []
-        where = " AND e.task_id IN (SELECT unnest(?::VARCHAR[]))"
-        params.append(ids)
-    eps = warehouse.rows(
-        f"""SELECT e.episode_id, e.task_id, e.domain, coalesce(t.query, ''), e.success, e.tool_correct,
-                   e.error_class, e.error, e.final_answer, e.n_steps, e.score
-            FROM episodes e JOIN run_episodes r USING (episode_id)
-            LEFT JOIN tasks t ON t.benchmark = e.benchmark AND t.task_id = e.task_id
-            WHERE r.run_id = ?{where}
-            ORDER BY e.task_id, e."repeat" """,
-        params,
-    )
-    if not eps:
-        return []
-    events = warehouse.rows(
-        """SELECT episode_id, tool, args, output, error FROM events
-           WHERE kind = 'tool_call' AND episode_id IN (SELECT unnest(?::VARCHAR[]))
-           ORDER BY episode_id, seq""",
-        [[r[0] for r in eps]],
-    )
-    steps: dict[str, list[dict]] = {}
-    for eid, tool, args, output, error in events:
-        steps.setdefault(eid, []).append(
-            {"tool": tool, "args": json.loads(args) if args else {}, "output": output, "error": error}
-        )
-    out = []
-    for eid, tid, domain, query, ok, tc, ecls, err, final, n_steps, score in eps:
-        out.append(
-            Trace(
-                episode_id=eid,
-                task_id=tid,
-                domain=domain or "",
-                query=query,
-                success=bool(ok),
-                tool_correct=bool(tc),
-                error_class=ecls,
-                error=err,
-                final_answer=final,
-                steps=tuple(steps.get(eid, [])),
-                n_model_calls=int(n_steps or 0),
-                score=json.loads(score) if isinstance(score, str) and score else {},
-            )
-        )
-    return out
+    from core.evaluation.evaluator import trace_from_row
+    from core.warehouse import reads
 
-
-def mark_error_outputs(traces: list[Trace], is_error) -> list[Trace]:
-    """Traces whose tool outputs that are rejections (per `is_error`) are moved to the step's error."""
-    out = []
-    for t in traces:
-        steps = []
-        changed = False
-        for s in t.steps:
-            if not s.get("error") and s.get("output") is not None and is_error(s["output"]):
-                s = {**s, "error": s["output"], "output": None}
-                changed = True
-            steps.append(s)
-        out.append(t.model_copy(update={"steps": tuple(steps)}) if changed else t)
-    return out
+    return [trace_from_row(r) for r in reads.run_episodes(warehouse, run_id, task_ids)]

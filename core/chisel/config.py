@@ -38,7 +38,7 @@ class OptimizeConfig:
     max_opt_tasks: int | None = None
     max_val_tasks: int | None = None
     max_traces: int | None = None
-    selection: str = "evidence"  # evidence | paper (see core.chisel.results.select)
+    selection: str = "evidence"  # evidence | paper (see core.chisel.decisions.select)
     name: str = ""
 
     def __post_init__(self) -> None:

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core.benchmarks.base import Call
-from core.chisel.types import Trace
+from core.evaluation.traces import Step, Trace
 
 INFRASTRUCTURE = {"timeout", "provider_error", "agent_error", "scorer_error"}
 UNKNOWN_TOOL_PREFIX = "Error: unknown tool"
@@ -152,13 +152,13 @@ def compare_values(gold: Any, pred: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- diff
-def _call_match(gold: Call, step: Mapping[str, Any]) -> int:
+def _call_match(gold: Call, step: Step) -> int:
     """How many gold arguments a step gets exactly right (for aligning calls)."""
-    args = step.get("args") or {}
+    args = step.args or {}
     return sum(1 for k, v in gold.args.items() if k in args and compare_values(v, args[k]) is None)
 
 
-def _align(gold: Sequence[Call], steps: Sequence[Mapping[str, Any]]) -> list[tuple[Call, Mapping | None]]:
+def _align(gold: Sequence[Call], steps: Sequence[Step]) -> list[tuple[Call, Step | None]]:
     """Greedy alignment of gold calls of one tool with attempted calls of the same tool."""
     free = list(range(len(steps)))
     out = []
@@ -197,23 +197,19 @@ def diff_trace(
         return [Finding("no_action", text)]
 
     for s in steps:
-        if (s.get("error") or "").startswith(UNKNOWN_TOOL_PREFIX):
+        if (s.error or "").startswith(UNKNOWN_TOOL_PREFIX):
             found.append(
-                Finding("unknown_tool", f"called {s['tool']!r}, which is not an offered tool", pred=s["tool"])
+                Finding("unknown_tool", f"called {s.tool!r}, which is not an offered tool", pred=s.tool)
             )
 
     gold_t = [c for c in gold if c.tool == tool]
-    mine = [s for s in steps if s.get("tool") == tool]
-    others = [
-        s
-        for s in steps
-        if s.get("tool") != tool and not (s.get("error") or "").startswith(UNKNOWN_TOOL_PREFIX)
-    ]
+    mine = [s for s in steps if s.tool == tool]
+    others = [s for s in steps if s.tool != tool and not (s.error or "").startswith(UNKNOWN_TOOL_PREFIX)]
     gold_tools = {c.tool for c in gold}
 
     # Which tool the agent used where the ground truth starts with the focal tool.
-    if gold and gold[0].tool == tool and steps[0].get("tool") != tool:
-        first = steps[0].get("tool")
+    if gold and gold[0].tool == tool and steps[0].tool != tool:
+        first = steps[0].tool
         if first not in gold_tools or not mine:
             found.append(
                 Finding(
@@ -223,7 +219,7 @@ def diff_trace(
     pairs = _align(gold_t, mine)
     for g, s in pairs:
         if s is None:
-            confused = sorted({o["tool"] for o in others if o["tool"] not in gold_tools})
+            confused = sorted({o.tool for o in others if o.tool not in gold_tools})
             if confused and not any(f.cls == "wrong_tool" for f in found):
                 found.append(
                     Finding(
@@ -233,7 +229,7 @@ def diff_trace(
             elif not any(f.cls == "wrong_tool" for f in found):
                 found.append(Finding("missing_call", f"never called {tool!r} (expected {g.render()})"))
             continue
-        args = s.get("args") or {}
+        args = s.args or {}
         known = set(param_names) | set(g.args)
         for k in args:
             if known and k not in known:
@@ -253,9 +249,9 @@ def diff_trace(
                     )
                 )
     for s in mine:
-        if s.get("error"):
+        if s.error:
             found.append(
-                Finding("tool_error", f"{tool} rejected a call: {s['error'][:200]}", message=s["error"])
+                Finding("tool_error", f"{tool} rejected a call: {(s.error or '')[:200]}", message=s.error)
             )
     if len(mine) > len(gold_t):
         found.append(
@@ -269,17 +265,16 @@ def diff_trace(
     return sorted(found, key=lambda f: PRIORITY.index(f.cls))
 
 
-def _order_and_rest(trace: Trace, gold: Sequence[Call], tool: str, steps: list[Mapping]) -> list[Finding]:
+def _order_and_rest(trace: Trace, gold: Sequence[Call], tool: str, steps: list[Step]) -> list[Finding]:
     """The focal tool's calls match: explain the failure by order, other tools or the outcome."""
-    called = [s.get("tool") for s in steps if not s.get("error")]
+    called = [s.tool for s in steps if not s.error]
     expected = [c.tool for c in gold]
     if sorted(called) == sorted(expected) and called != expected:
         return [Finding("wrong_order", f"calls in order {called}; expected {expected}")]
     gold_other = [c for c in gold if c.tool != tool]
-    other_steps = [s for s in steps if s.get("tool") != tool]
+    other_steps = [s for s in steps if s.tool != tool]
     other_ok = all(
-        any(s.get("tool") == g.tool and _call_match(g, s) == len(g.args) for s in other_steps)
-        for g in gold_other
+        any(s.tool == g.tool and _call_match(g, s) == len(g.args) for s in other_steps) for g in gold_other
     )
     if not other_ok:
         return [Finding("other_tool", f"{tool} was called correctly; another tool's call did not match")]

@@ -34,14 +34,14 @@ class Observations:
     def absorb(self, traces: Sequence[Trace], tool: str) -> None:
         for t in traces:
             for s in t.steps:
-                if s.get("tool") != tool:
+                if s.tool != tool:
                     continue
-                if s.get("error"):
-                    item = (str(s["error"]), dict(s.get("args") or {}))
+                if s.error:
+                    item = (str(s.error), dict(s.args or {}))
                     if item[0] not in {m for m, _ in self.errors}:
                         self.errors.append(item)
-                elif s.get("output") is not None and s["output"] not in self.outputs:
-                    self.outputs.append(str(s["output"]))
+                elif s.output is not None and s.output not in self.outputs:
+                    self.outputs.append(str(s.output))
 
 
 @dataclass

@@ -67,9 +67,9 @@ def _doc_text(doc: ToolDoc) -> str:
 def _summarise_steps(trace: Trace, limit: int = 4) -> str:
     bits = []
     for s in trace.steps[:limit]:
-        args = json.dumps(s.get("args") or {}, ensure_ascii=False, default=str)[:160]
-        result = s.get("error") or s.get("output") or ""
-        bits.append(f"{s.get('tool')}({args}) -> {str(result)[:120]}")
+        args = json.dumps(s.args or {}, ensure_ascii=False, default=str)[:160]
+        result = s.error or s.output or ""
+        bits.append(f"{s.tool}({args}) -> {str(result)[:120]}")
     if len(trace.steps) > limit:
         bits.append(f"... {len(trace.steps) - limit} more calls")
     if not bits:

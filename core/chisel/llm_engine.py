@@ -217,8 +217,8 @@ class LLMEngine:
         findings = diff_trace(trace, gold, ctx.tool, ctx.param_names)
         steps = (
             "\n".join(
-                f"{i + 1}. {s.get('tool')}({json.dumps(s.get('args') or {}, ensure_ascii=False, default=str)}) -> "
-                f"{str(s.get('error') or s.get('output') or '')[:300]}"
+                f"{i + 1}. {s.tool}({json.dumps(s.args or {}, ensure_ascii=False, default=str)}) -> "
+                f"{str(s.error or s.output or '')[:300]}"
                 for i, s in enumerate(trace.steps)
             )
             or "(no tool call)"
@@ -385,9 +385,7 @@ class LLMEngine:
             opt_ts=f"{evaluation.opt_ts:.2f}",
             regressions="\n".join(
                 f"- {t.task_id}: "
-                + "; ".join(
-                    f"{s.get('tool')}({json.dumps(s.get('args'), default=str)[:120]})" for s in t.steps[:3]
-                )
+                + "; ".join(f"{s.tool}({json.dumps(s.args, default=str)[:120]})" for s in t.steps[:3])
                 for t in regression_traces[:5]
             )
             or "(none)",

@@ -31,17 +31,19 @@ from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
 from core.chisel import store
-from core.chisel.access import GroundTruth, load_traces, mark_error_outputs
+from core.chisel.access import GroundTruth
 from core.chisel.config import OptimizeConfig
+from core.chisel.decisions import Candidate, ToolProfile, judge, select
 from core.chisel.engine import Engine, IterationRecord, Observations, ToolContext, make_engine
-from core.chisel.introspect import error_output_check, signature
+from core.chisel.introspect import signature
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.profile import ToolTasks, tool_tasks
-from core.chisel.results import OptimizeResult, ToolResult, passing, resumed_tool, select, success_rate
-from core.chisel.types import Evaluation, Trace
+from core.chisel.results import OptimizeResult, ToolResult, resumed_tool
+from core.chisel.types import Diagnosis, Plan, Trace
 from core.docs import DocSet, ToolDoc
 from core.docs.tokens import token_length
-from core.runner import RunPlan, run
+from core.evaluation import EvalBatch, Evaluator, RunnerEvaluator
+from core.warehouse import reads
 
 Log = Callable[[str], None]
 
@@ -59,6 +61,7 @@ class Optimizer:
         engine: Engine | None = None,
         agent_factory: Callable | None = None,
         concurrency: int = 2,
+        evaluator: Evaluator | None = None,
         log: Log | None = None,
         progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
@@ -76,32 +79,29 @@ class Optimizer:
         self.progress = progress
         self.cancelled = cancelled or (lambda: False)
         self.key = benchmark_key(self.bench)
-        self.is_error = error_output_check(self.bench)
+        self.evaluator = evaluator
         self.run_id = ""
 
     # ------------------------------------------------------------------ evaluation
+    def _evaluator(self) -> Evaluator:
+        """The runner-backed evaluator of this run (its runs are children of the optimize run)."""
+        if self.evaluator is None:
+            self.evaluator = RunnerEvaluator(
+                self.wh,
+                self.bench,
+                self.config.agent,
+                repeats=self.config.repeats,
+                concurrency=self.concurrency,
+                agent_factory=self.agent_factory,
+                parent_run=self.run_id,
+                extra={"optimizer_run": self.run_id},
+            )
+        return self.evaluator
+
     def _evaluate(
         self, docset: DocSet, tasks: Sequence[Task], part: str, kind: str, label: dict[str, Any]
-    ) -> tuple[str, list[Trace]]:
-        plan = RunPlan(
-            self.bench,
-            docset,
-            self.config.agent,
-            list(tasks),
-            repeats=self.config.repeats,
-            split=part,
-            kind=kind,
-            name=f"{kind} {label.get('tool') or label.get('domain', '')} {part}",
-            extra={"optimizer_run": self.run_id, "part": part, **label},
-        )
-        res = run(
-            self.wh,
-            plan,
-            concurrency=self.concurrency,
-            agent_factory=self.agent_factory,
-            parent_run=self.run_id,
-        )
-        return res.run_id, mark_error_outputs(load_traces(self.wh, res.run_id), self.is_error)
+    ) -> EvalBatch:
+        return self._evaluator().evaluate(docset, tasks, part, kind=kind, label=label)
 
     # ------------------------------------------------------------------ main
     def run(self) -> OptimizeResult:
@@ -202,55 +202,49 @@ class Optimizer:
         return result
 
     # ------------------------------------------------------------------ profiling
-    def _profile(self, domain: str, items: list[ToolTasks], original: DocSet) -> dict[str, dict[str, Any]]:
-        """Run the original docs on the domain's opt and val tasks once; per-tool views of the traces."""
+    def _profile(self, domain: str, items: list[ToolTasks], original: DocSet) -> dict[str, ToolProfile]:
+        """Run the original docs on the domain's opt and val tasks once; per-tool views of the batches."""
         opt = {t.task_id: t for tt in items for t in tt.opt}
         val = {t.task_id: t for tt in items for t in tt.val}
         self.log(
             f"[{domain}] profiling {len(items)} tools: {len(opt)} opt + {len(val)} val tasks with the original docs"
         )
-        opt_run, opt_traces = self._evaluate(
-            original,
-            sorted(opt.values(), key=lambda t: t.task_id),
-            "opt",
-            "chisel-profile",
-            {"domain": domain},
-        )
-        val_run, val_traces = self._evaluate(
-            original,
-            sorted(val.values(), key=lambda t: t.task_id),
-            "val",
-            "chisel-profile",
-            {"domain": domain},
-        )
-        out = {}
-        for tt in items:
-            o_ids = {t.task_id for t in tt.opt}
-            v_ids = {t.task_id for t in tt.val}
-            out[tt.tool] = {
-                "opt": [t for t in opt_traces if t.task_id in o_ids],
-                "val": [t for t in val_traces if t.task_id in v_ids],
-                "opt_run": opt_run,
-                "val_run": val_run,
-            }
-        return out
+        def ordered(tasks: dict[str, Task]) -> list[Task]:
+            return sorted(tasks.values(), key=lambda t: t.task_id)
+
+        opt_batch = self._evaluate(original, ordered(opt), "opt", "chisel-profile", {"domain": domain})
+        val_batch = self._evaluate(original, ordered(val), "val", "chisel-profile", {"domain": domain})
+        return {
+            tt.tool: ToolProfile(
+                tt.tool,
+                tt.domain,
+                opt_batch.only(t.task_id for t in tt.opt),
+                val_batch.only(t.task_id for t in tt.val),
+            )
+            for tt in items
+        }
 
     # ------------------------------------------------------------------ one tool
     def _tool(
-        self, tt: ToolTasks, original: DocSet, prof: dict, memory: DomainMemory, gt: GroundTruth, split: Split
+        self,
+        tt: ToolTasks,
+        original: DocSet,
+        prof: dict[str, ToolProfile],
+        memory: DomainMemory,
+        gt: GroundTruth,
+        split: Split,
     ) -> ToolResult:
+        """Iterate on one tool's doc, select, record; a tool finished earlier in this run is restored."""
         cfg = self.config
-        tool, d0 = tt.tool, original[tt.tool]
-        p = prof[tool]
-        base_val, base_opt = success_rate(p["val"]), success_rate(p["opt"])
-        d0_pass = passing(p["opt"])
+        tool, d0, p = tt.tool, original[tt.tool], prof[tt.tool]
         resumed = store.finished_tool(self.wh, self.run_id, tool)
         if resumed is not None:
             self.log(f"[{tt.domain}] {tool}: already optimized in this run (resumed)")
-            return resumed_tool(self.wh, resumed, tt, d0, base_val, base_opt, memory)
+            return resumed_tool(self.wh, resumed, tt, d0, p.base_val, p.base_opt, memory)
         t0 = time.monotonic()
         self.log(
-            f"[{tt.domain}] {tool}: {len(tt.opt)} opt / {len(tt.val)} val tasks, TS0 val {base_val:.2f}, opt {base_opt:.2f}"
+            f"[{tt.domain}] {tool}: {len(tt.opt)} opt / {len(tt.val)} val tasks, TS0 val {p.base_val:.2f}, "
+            f"opt {p.base_opt:.2f}"
         )
         ctx = ToolContext(
             benchmark=self.bench,
@@ -267,12 +261,11 @@ class Optimizer:
             observations=Observations(),
             run_id=self.run_id,
         )
-        ctx.observations.absorb(p["opt"], tool)
-        failed = [t for t in p["opt"] if not t.success]
-        candidates: list[tuple[ToolDoc, Evaluation, int, int]] = []  # doc, evaluation, tokens, iteration
-        eval_runs: list[str] = [p["opt_run"], p["val_run"]]
+        ctx.observations.absorb(p.opt.traces, tool)
+        failed = p.opt.failed()
+        candidates: list[Candidate] = []
+        agent_runs: list[str] = []
         reason = ""
-        iterations_run = 0
         if not tt.val:
             reason = "no validation tasks: the original doc is kept"
         elif not tt.opt:
@@ -281,44 +274,75 @@ class Optimizer:
             if reason or self.cancelled():
                 break
             if not failed:
-                reason = reason or "no failed optimization traces left"
+                reason = "no failed optimization traces left"
                 break
             ctx.iteration = n
-            step = self._iteration(ctx, failed, memory, tt, original, base_val, base_opt, d0_pass)
+            step = self._iteration(ctx, failed, memory, tt, original, p)
             if step is None:
                 reason = "the diagnoses found nothing documentation could fix" if n == 1 else "no new plan"
                 break
-            cand, evaluation, new_failed = step
-            iterations_run = n
-            eval_runs += [evaluation.val_run, evaluation.opt_run]
-            candidates.append((cand, evaluation, token_length(cand), n))
-            ctx.current = cand
-            failed = new_failed
-        doc, best_val, why = select(d0, base_val, candidates, cfg.selection)
-        reason = f"{why}" + (f"; stopped: {reason}" if reason else "")
+            candidate, opt_batch = step
+            candidates.append(candidate)
+            agent_runs += [candidate.evaluation.val_run, candidate.evaluation.opt_run]
+            ctx.current = candidate.doc
+            failed = opt_batch.failed()
+        chosen = select(d0, p.base_val, candidates, cfg.selection)
+        reason = chosen.reason + (f"; stopped: {reason}" if reason else "")
+        return self._record_tool(
+            tt, d0, p, chosen.doc, chosen.val_ts, candidates, agent_runs, reason, memory, t0
+        )
+
+    def _record_tool(
+        self,
+        tt: ToolTasks,
+        d0: ToolDoc,
+        p: ToolProfile,
+        doc: ToolDoc,
+        best_val: float,
+        candidates: Sequence[Candidate],
+        agent_runs: Sequence[str],
+        reason: str,
+        memory: DomainMemory,
+        t0: float,
+    ) -> ToolResult:
+        """Store the tool's selection and summary (Table III columns) and return its result."""
+        tool = tt.tool
         store.store_selection(self.wh, self.run_id, tool, doc, reason)
-        minutes = (time.monotonic() - t0) / 60
-        opt_tokens = self._optimizer_tokens(tool)
-        agent_tokens = self._agent_tokens(eval_runs[2:])
-        accepted = sum(1 for _, e, _, _ in candidates if e.accepted)
+        result = ToolResult(
+            tool=tool,
+            domain=tt.domain,
+            n_opt=len(tt.opt),
+            n_val=len(tt.val),
+            base_val_ts=p.base_val,
+            base_opt_ts=p.base_opt,
+            best_val_ts=best_val,
+            original=d0,
+            selected=doc,
+            iterations=max((c.iteration for c in candidates), default=0),
+            accepted=sum(1 for c in candidates if c.evaluation.accepted),
+            minutes=(time.monotonic() - t0) / 60,
+            optimizer_tokens=self._optimizer_tokens(tool),
+            agent_tokens=reads.runs_agent_tokens(self.wh, agent_runs),
+            reason=reason,
+        )
         store.store_tool_summary(
             self.wh,
             {
                 "run_id": self.run_id,
                 "tool": tool,
                 "domain": tt.domain,
-                "n_opt": len(tt.opt),
-                "n_val": len(tt.val),
-                "base_val_ts": base_val,
-                "base_opt_ts": base_opt,
+                "n_opt": result.n_opt,
+                "n_val": result.n_val,
+                "base_val_ts": result.base_val_ts,
+                "base_opt_ts": result.base_opt_ts,
                 "best_val_ts": best_val,
                 "original_doc_id": d0.doc_id,
                 "selected_doc_id": doc.doc_id,
-                "iterations": iterations_run,
-                "accepted": accepted,
-                "minutes": minutes,
-                "optimizer_tokens": opt_tokens,
-                "agent_tokens": agent_tokens,
+                "iterations": result.iterations,
+                "accepted": result.accepted,
+                "minutes": result.minutes,
+                "optimizer_tokens": result.optimizer_tokens,
+                "agent_tokens": result.agent_tokens,
                 "doc_tokens_before": token_length(d0),
                 "doc_tokens_after": token_length(doc),
                 "detail": {
@@ -328,26 +352,12 @@ class Optimizer:
             },
         )
         self.log(
-            f"[{tt.domain}] {tool}: selected {'a candidate' if doc.doc_id != d0.doc_id else 'the original'} (val TS {base_val:.2f} -> {best_val:.2f}); {reason}"
+            f"[{tt.domain}] {tool}: selected {'a candidate' if result.changed else 'the original'} "
+            f"(val TS {p.base_val:.2f} -> {best_val:.2f}); {reason}"
         )
-        return ToolResult(
-            tool,
-            tt.domain,
-            len(tt.opt),
-            len(tt.val),
-            base_val,
-            base_opt,
-            best_val,
-            d0,
-            doc,
-            iterations_run,
-            accepted,
-            minutes,
-            opt_tokens,
-            agent_tokens,
-            reason,
-        )
+        return result
 
+    # ------------------------------------------------------------------ one iteration
     def _iteration(
         self,
         ctx: ToolContext,
@@ -355,11 +365,31 @@ class Optimizer:
         memory: DomainMemory,
         tt: ToolTasks,
         original: DocSet,
-        base_val: float,
-        base_opt: float,
-        d0_pass: dict[str, bool],
-    ):
-        cfg, n, tool = self.config, ctx.iteration, ctx.tool
+        p: ToolProfile,
+    ) -> tuple[Candidate, EvalBatch] | None:
+        """diagnose -> plan -> generate -> evaluate -> judge -> record; None when there is nothing to try."""
+        n = ctx.iteration
+        related = self._diagnose(ctx, self._sample_traces(failed, ctx.tool, n), memory)
+        if not related:
+            return None
+        plan = self._plan(ctx, related, memory)
+        if plan is None:
+            return None
+        cand, notes = self.engine.generate(ctx, plan, memory)
+        self.log(
+            f"  it{n}: plan "
+            + ", ".join(f"{o.op} {o.field}" for o in plan.operations)
+            + f" -> candidate {cand.doc_id}"
+        )
+        val, opt = self._evaluate_candidate(ctx, cand, tt, original)
+        evaluation = judge(p, val, opt)
+        candidate = Candidate(cand, evaluation, token_length(cand), n)
+        self._record_iteration(ctx, candidate, plan, related, notes, opt, memory, p)
+        return candidate, opt
+
+    def _sample_traces(self, failed: list[Trace], tool: str, n: int) -> list[Trace]:
+        """The failed traces to diagnose: all of them, or a seeded sample of `max_traces`."""
+        cfg = self.config
         traces = sorted(failed, key=lambda t: (t.task_id, t.episode_id))
         if cfg.max_traces and len(traces) > cfg.max_traces:
             import random
@@ -368,6 +398,11 @@ class Optimizer:
                 random.Random(f"{cfg.seed}:{tool}:{n}").sample(traces, cfg.max_traces),
                 key=lambda t: t.task_id,
             )
+        return traces
+
+    def _diagnose(self, ctx: ToolContext, traces: list[Trace], memory: DomainMemory) -> list[Diagnosis]:
+        """Diagnose every trace (all stored); return the documentation-related ones."""
+        n = ctx.iteration
         diagnoses = [self.engine.diagnose(ctx, t, memory) for t in traces]
         store.store_diagnoses(self.wh, self.run_id, n, ctx.current, self.engine.name, diagnoses)
         related = [d for d in diagnoses if d.doc_related]
@@ -375,20 +410,23 @@ class Optimizer:
             f"  it{n}: {len(diagnoses)} failed traces diagnosed, {len(related)} documentation-related: "
             + ", ".join(sorted({d.failure_class for d in diagnoses}))
         )
-        if not related:
-            return None
+        return related
+
+    def _plan(self, ctx: ToolContext, related: list[Diagnosis], memory: DomainMemory) -> Plan | None:
+        """Per-trace plans merged into one (all stored); None when the merged plan is empty."""
         trace_plans = [self.engine.plan(ctx, d, memory) for d in related]
         merged = self.engine.merge(ctx, trace_plans, related, memory)
-        store.store_plans(self.wh, self.run_id, n, trace_plans, merged)
+        store.store_plans(self.wh, self.run_id, ctx.iteration, trace_plans, merged)
         if not merged.operations:
-            self.log(f"  it{n}: empty plan ({'; '.join(merged.notes[-2:])})")
+            self.log(f"  it{ctx.iteration}: empty plan ({'; '.join(merged.notes[-2:])})")
             return None
-        cand, notes = self.engine.generate(ctx, merged, memory)
-        self.log(
-            f"  it{n}: plan "
-            + ", ".join(f"{o.op} {o.field}" for o in merged.operations)
-            + f" -> candidate {cand.doc_id}"
-        )
+        return merged
+
+    def _evaluate_candidate(
+        self, ctx: ToolContext, cand: ToolDoc, tt: ToolTasks, original: DocSet
+    ) -> tuple[EvalBatch, EvalBatch]:
+        """Swap in only this tool's candidate; run its validation and optimization tasks."""
+        tool, n = ctx.tool, ctx.iteration
         docset_n = original.replace(cand, name=f"docschisel candidate {tool} it{n}")
         self.wh.register_docset(
             docset_n,
@@ -398,72 +436,56 @@ class Optimizer:
             meta={"run_id": self.run_id, "tool": tool, "iteration": n, "candidate": True},
             parents={tool: ctx.original.doc_id},
         )
-        val_run, val_traces = self._evaluate(docset_n, tt.val, "val", "chisel-eval", {"tool": tool})
-        opt_run, opt_traces = self._evaluate(docset_n, tt.opt, "opt", "chisel-eval", {"tool": tool})
-        ctx.observations.absorb(opt_traces, tool)
-        now_pass = passing(opt_traces)
-        regressions = sorted(t for t, ok in d0_pass.items() if ok and not now_pass.get(t, False))
-        fixed = sorted(t for t, ok in d0_pass.items() if not ok and now_pass.get(t, False))
-        new_failed = [t for t in opt_traces if not t.success]
-        val_ts = success_rate(val_traces)
-        evaluation = Evaluation(
-            val_ts=val_ts,
-            base_val_ts=base_val,
-            opt_ts=success_rate(opt_traces),
-            base_opt_ts=base_opt,
-            val_run=val_run,
-            opt_run=opt_run,
-            new_failures=sorted(t.episode_id for t in new_failed),
-            regressions=regressions,
-            fixed=fixed,
-            accepted=val_ts >= base_val,
-        )
+        val = self._evaluate(docset_n, tt.val, "val", "chisel-eval", {"tool": tool})
+        opt = self._evaluate(docset_n, tt.opt, "opt", "chisel-eval", {"tool": tool})
+        ctx.observations.absorb(opt.traces, tool)
+        return val, opt
+
+    def _record_iteration(
+        self,
+        ctx: ToolContext,
+        candidate: Candidate,
+        plan: Plan,
+        related: list[Diagnosis],
+        notes: list[str],
+        opt: EvalBatch,
+        memory: DomainMemory,
+        p: ToolProfile,
+    ) -> None:
+        """Store the candidate, update and store the memories, remember the iteration."""
+        n, ev, cand = ctx.iteration, candidate.evaluation, candidate.doc
         store.store_candidate(
             self.wh,
             self.run_id,
-            tool,
+            ctx.tool,
             n,
             cand,
             ctx.original,
-            merged,
-            evaluation,
-            token_length(cand),
+            plan,
+            ev,
+            candidate.tokens,
             self.engine.name,
             notes,
             [d.episode_id for d in related],
         )
-        reg_traces = [t for t in opt_traces if t.task_id in set(regressions)]
-        self.engine.update_memory(ctx, memory, related, merged, cand, evaluation, reg_traces)
-        store.store_memory(self.wh, self.run_id, memory, tool, n)
-        outcome = outcome_of(val_ts - base_val, len(fixed), len(regressions))
+        reg_traces = [t for t in opt.traces if t.task_id in set(ev.regressions)]
+        self.engine.update_memory(ctx, memory, related, plan, cand, ev, reg_traces)
+        store.store_memory(self.wh, self.run_id, memory, ctx.tool, n)
+        outcome = outcome_of(ev.val_ts - p.base_val, len(ev.fixed), len(ev.regressions))
         ctx.history.append(
-            IterationRecord(
-                n, [o.key() for o in merged.operations], cand.doc_id, merged, cand, evaluation, outcome
-            )
+            IterationRecord(n, [o.key() for o in plan.operations], cand.doc_id, plan, cand, ev, outcome)
         )
         self.log(
-            f"  it{n}: val TS {base_val:.2f} -> {val_ts:.2f}, opt TS {base_opt:.2f} -> {evaluation.opt_ts:.2f}, "
-            f"{len(fixed)} fixed, {len(regressions)} regressions -> {'accepted' if evaluation.accepted else 'rejected'}"
+            f"  it{n}: val TS {p.base_val:.2f} -> {ev.val_ts:.2f}, opt TS {p.base_opt:.2f} -> {ev.opt_ts:.2f}, "
+            f"{len(ev.fixed)} fixed, {len(ev.regressions)} regressions -> "
+            f"{'accepted' if ev.accepted else 'rejected'}"
         )
-        return cand, evaluation, new_failed
 
     def _optimizer_tokens(self, tool: str) -> int:
         from core.llm import current
 
         totals = current().ledger.totals(run_id=self.run_id, tool=tool)
         return int(totals["tokens_in"] + totals["tokens_out"])
-
-    def _agent_tokens(self, run_ids: Sequence[str]) -> int:
-        if not run_ids:
-            return 0
-        return int(
-            self.wh.scalar(
-                """SELECT coalesce(sum(e.tokens_in + e.tokens_out), 0) FROM episodes e
-                   WHERE e.episode_id IN (SELECT episode_id FROM run_episodes WHERE run_id IN (SELECT unnest(?::VARCHAR[])))""",
-                [list(dict.fromkeys(run_ids))],
-            )
-            or 0
-        )
 
 
 def optimize(warehouse, config: OptimizeConfig, **kwargs: Any) -> OptimizeResult:

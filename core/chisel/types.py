@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.evaluation.traces import Step, Trace  # noqa: F401 - the engines' input, re-exported
 from core.fields import CODES
 
 OpKind = Literal["Add", "Remove", "Refine"]
@@ -29,30 +30,6 @@ def _norm_fields(values: Any) -> list[str]:
         if code in CODES and code not in out:
             out.append(code)
     return out
-
-
-class Trace(BaseModel):
-    """One stored episode as the optimizer sees it (no ground truth inside)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    episode_id: str
-    task_id: str
-    domain: str
-    query: str
-    success: bool
-    tool_correct: bool
-    error_class: str | None = None
-    error: str | None = None
-    final_answer: str | None = None
-    steps: tuple[dict[str, Any], ...] = ()  # tool_call events: tool, args, output, error
-    n_model_calls: int = 0
-    score: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def attempted(self) -> list[dict[str, Any]]:
-        """Every tool call the agent attempted, in order (unknown tools included)."""
-        return list(self.steps)
 
 
 class Diagnosis(BaseModel):

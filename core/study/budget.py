@@ -3,7 +3,7 @@
 An optimize run stores every candidate with its iteration, validation TS and
 acceptance (`candidates`), so the selection under a budget of k iterations
 needs no new optimization: per tool, apply the optimizer's own selection rule
-(`core.chisel.results.select`, with the run's own `selection` setting) to
+(`core.chisel.decisions.select`, with the run's own `selection` setting) to
 the candidates of iterations 1..k. Budget 0 is the original docs; the full
 budget reproduces the run's selected doc set.
 """
@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.chisel.results import select
+from core.chisel.decisions import Candidate, select
 from core.chisel.types import Evaluation
 from core.docs import DocSet, ToolDoc
 
@@ -39,7 +39,7 @@ def budget_docsets(warehouse, run_id: str, original: DocSet, budgets: Sequence[i
         [run_id],
     )
     docs: dict[str, ToolDoc] = {}
-    per_tool: dict[str, list[tuple[ToolDoc, Evaluation, int, int]]] = {}
+    per_tool: dict[str, list[Candidate]] = {}
     base_opt = dict(zip(tools["tool"], tools["base_opt_ts"], strict=True))
     for c in cands.itertuples(index=False):
         if c.doc_id not in docs:
@@ -53,14 +53,14 @@ def budget_docsets(warehouse, run_id: str, original: DocSet, budgets: Sequence[i
             opt_run=c.opt_run or "",
             accepted=bool(c.accepted),
         )
-        per_tool.setdefault(c.tool, []).append((docs[c.doc_id], ev, int(c.tokens), int(c.iteration)))
+        per_tool.setdefault(c.tool, []).append(Candidate(docs[c.doc_id], ev, int(c.tokens), int(c.iteration)))
     out: list[BudgetDocs] = []
     for k in budgets:
         docset, changed = original, []
         for t in tools.itertuples(index=False):
             d0 = original[t.tool]
-            within = [c for c in per_tool.get(t.tool, []) if c[3] <= k]
-            doc, _, _ = select(d0, float(t.base_val_ts), within, rule)
+            within = [c for c in per_tool.get(t.tool, []) if c.iteration <= k]
+            doc = select(d0, float(t.base_val_ts), within, rule).doc
             if doc.doc_id != d0.doc_id:
                 docset = docset.replace(doc)
                 changed.append(t.tool)

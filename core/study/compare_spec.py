@@ -46,7 +46,7 @@ class CompareSpec:
     max_opt_tasks: int | None = None
     max_val_tasks: int | None = None
     max_traces: int | None = None
-    selection: str = "evidence"  # DocsChisel's selection rule (core.chisel.results.select)
+    selection: str = "evidence"  # DocsChisel's selection rule (core.chisel.decisions.select)
     memory_ablation: bool = True
     curve_eval_runs: int = 1
     baseline_model: str | None = None

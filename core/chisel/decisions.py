@@ -1,0 +1,129 @@
+"""The optimizer's decisions as pure functions over typed values: acceptance, regressions, selection.
+
+Why apart from the loop: these rules are the method (the paper's §III-D/E),
+they must be testable without a warehouse or a model, and the dashboard and
+reports rebuild the same decisions from stored rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from core.chisel.types import Evaluation
+from core.docs import ToolDoc
+from core.evaluation import EvalBatch
+
+SELECTIONS = ("evidence", "paper")
+
+
+@dataclass(frozen=True)
+class ToolProfile:
+    """The original docs' outcome on one tool's optimization and validation tasks (TS⁰)."""
+
+    tool: str
+    domain: str
+    opt: EvalBatch
+    val: EvalBatch
+
+    @property
+    def base_opt(self) -> float:
+        return self.opt.ts
+
+    @property
+    def base_val(self) -> float:
+        return self.val.ts
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One generated doc with its regression-aware evaluation."""
+
+    doc: ToolDoc
+    evaluation: Evaluation
+    tokens: int
+    iteration: int
+
+
+@dataclass(frozen=True)
+class Selection:
+    doc: ToolDoc
+    val_ts: float
+    reason: str
+
+
+def accepted(val_ts: float, base_val_ts: float) -> bool:
+    """The paper's acceptance rule: a candidate is kept iff TSⁿ_val ≥ TS⁰_val."""
+    return val_ts >= base_val_ts
+
+
+def regressions(base: Mapping[str, bool], now: Mapping[str, bool]) -> list[str]:
+    """Tasks that passed with the original doc and fail now (missing now counts as failing)."""
+    return sorted(t for t, ok in base.items() if ok and not now.get(t, False))
+
+
+def fixed(base: Mapping[str, bool], now: Mapping[str, bool]) -> list[str]:
+    """Tasks that failed with the original doc and pass now."""
+    return sorted(t for t, ok in base.items() if not ok and now.get(t, False))
+
+
+def judge(profile: ToolProfile, val: EvalBatch, opt: EvalBatch) -> Evaluation:
+    """The evaluation of a candidate from its validation and optimization batches."""
+    base_pass, now_pass = profile.opt.passing(), opt.passing()
+    return Evaluation(
+        val_ts=val.ts,
+        base_val_ts=profile.base_val,
+        opt_ts=opt.ts,
+        base_opt_ts=profile.base_opt,
+        val_run=val.run_id,
+        opt_run=opt.run_id,
+        new_failures=sorted(t.episode_id for t in opt.failed()),
+        regressions=regressions(base_pass, now_pass),
+        fixed=fixed(base_pass, now_pass),
+        accepted=accepted(val.ts, profile.base_val),
+    )
+
+
+def select(
+    d0: ToolDoc, base_val: float, candidates: Sequence[Candidate], rule: str = "evidence"
+) -> Selection:
+    """Best accepted by validation TS, ties to the shortest doc (then the earliest); else the original.
+
+    `rule="paper"` is §III-E as written. It has a blind spot on small
+    validation sets: when every candidate merely *ties* the original (TS⁰ = 0
+    with one or two validation tasks is common with weak models), the shortest
+    tie replaces the original without any evidence that it is better.
+    `rule="evidence"` (the default) breaks validation ties by the re-run of the
+    optimization set before length, and keeps the original when the best
+    candidate neither beats it on validation nor on the optimization set —
+    an accepted candidate still has to show *some* improvement to be selected.
+    """
+    if rule not in SELECTIONS:
+        raise ValueError(f"selection rule must be one of {SELECTIONS}, not {rule!r}")
+    kept = [c for c in candidates if c.evaluation.accepted]
+    if not kept:
+        why = (
+            "no candidate reached the original validation TS" if candidates else "no candidate was generated"
+        )
+        return Selection(d0, base_val, f"original kept: {why}")
+
+    def rank(c: Candidate) -> tuple[float, ...]:
+        tie_break = () if rule == "paper" else (-c.evaluation.opt_ts,)
+        return (-c.evaluation.val_ts, *tie_break, c.tokens, c.iteration)
+
+    best = min(kept, key=rank)
+    ev = best.evaluation
+    if rule == "evidence" and ev.val_ts <= base_val and ev.opt_ts <= ev.base_opt_ts:
+        return Selection(
+            d0,
+            base_val,
+            f"original kept: the best accepted candidate (iteration {best.iteration}) ties the original on "
+            f"validation ({ev.val_ts:.2f}) and does not improve the optimization set ({ev.opt_ts:.2f} vs "
+            f"{ev.base_opt_ts:.2f})",
+        )
+    return Selection(
+        best.doc,
+        ev.val_ts,
+        f"iteration {best.iteration}: best accepted val TS {ev.val_ts:.2f} (original {base_val:.2f}), "
+        f"opt TS {ev.opt_ts:.2f} (original {ev.base_opt_ts:.2f}), {best.tokens} tokens",
+    )

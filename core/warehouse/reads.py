@@ -1,0 +1,98 @@
+"""Read queries other layers need, so they do not write SQL against the warehouse's tables.
+
+Why: the schema is the warehouse's business. The evaluation layer, the
+optimizer and the reports ask these functions for rows; when a table changes,
+these queries change with it and nothing above notices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.warehouse.store import Store
+
+
+def run_episodes(store: Store, run_id: str, task_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """The episodes linked to a run (optionally only some tasks), by task then repeat, with their tool calls.
+
+    Each row: episode_id, task_id, domain, query, success, tool_correct,
+    error_class, error, final_answer, n_steps, tokens, repeat, score (dict) and
+    steps (list of {tool, args, output, error} in order).
+    """
+    params: list[Any] = [run_id]
+    where = ""
+    ids = sorted(set(task_ids)) if task_ids is not None else None
+    if ids is not None:
+        if not ids:
+            return []
+        where = " AND e.task_id IN (SELECT unnest(?::VARCHAR[]))"
+        params.append(ids)
+    eps = store.rows(
+        f"""SELECT e.episode_id, e.task_id, e.domain, coalesce(t.query, ''), e.success, e.tool_correct,
+                   e.error_class, e.error, e.final_answer, e.n_steps,
+                   coalesce(e.tokens_in, 0) + coalesce(e.tokens_out, 0), e."repeat", e.score
+            FROM episodes e JOIN run_episodes r USING (episode_id)
+            LEFT JOIN tasks t ON t.benchmark = e.benchmark AND t.task_id = e.task_id
+            WHERE r.run_id = ?{where}
+            ORDER BY e.task_id, e."repeat" """,
+        params,
+    )
+    if not eps:
+        return []
+    steps = tool_calls(store, [r[0] for r in eps])
+    keys = (
+        "episode_id task_id domain query success tool_correct error_class error final_answer n_steps tokens repeat"
+    ).split()
+    out = []
+    for r in eps:
+        row = dict(zip(keys, r[:12], strict=True))
+        score = r[12]
+        row["score"] = json.loads(score) if isinstance(score, str) and score else {}
+        row["steps"] = steps.get(row["episode_id"], [])
+        out.append(row)
+    return out
+
+
+def tool_calls(store: Store, episode_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """episode id -> its tool-call events in order: {tool, args, output, error}."""
+    if not episode_ids:
+        return {}
+    rows = store.rows(
+        """SELECT episode_id, tool, args, output, error FROM events
+           WHERE kind = 'tool_call' AND episode_id IN (SELECT unnest(?::VARCHAR[]))
+           ORDER BY episode_id, seq""",
+        [list(episode_ids)],
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    for eid, tool, args, output, error in rows:
+        out.setdefault(eid, []).append(
+            {"tool": tool, "args": json.loads(args) if args else {}, "output": output, "error": error}
+        )
+    return out
+
+
+def runs_agent_tokens(store: Store, run_ids: Sequence[str]) -> int:
+    """Prompt + completion tokens of the distinct episodes of some runs (episodes shared by runs count once)."""
+    if not run_ids:
+        return 0
+    return int(
+        store.scalar(
+            """SELECT coalesce(sum(e.tokens_in + e.tokens_out), 0) FROM episodes e
+               WHERE e.episode_id IN (SELECT episode_id FROM run_episodes
+                                      WHERE run_id IN (SELECT unnest(?::VARCHAR[])))""",
+            [list(dict.fromkeys(run_ids))],
+        )
+        or 0
+    )
+
+
+def task_successes(store: Store, run_id: str) -> dict[str, float]:
+    """Task id -> success (mean over the run's episodes of that task) of one run."""
+    rows = store.rows(
+        """SELECT e.task_id, avg(e.success::INT) FROM run_episodes re JOIN episodes e USING (episode_id)
+           WHERE re.run_id = ? GROUP BY e.task_id""",
+        [run_id],
+    )
+    return {tid: float(s) for tid, s in rows}
