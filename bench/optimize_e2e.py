@@ -66,8 +66,9 @@ def main() -> None:
     from core.agents import AgentConfig
     from core.benchmarks.registry import get_benchmark
     from core.chisel import OptimizeConfig
+    from core.chisel.heldout import evaluate_on_test
     from core.chisel.loop import Optimizer
-    from core.chisel.report import evaluate_on_test, summarise, table_iii
+    from core.chisel.report import summarise, table_iii
     from core.cli.common import open_warehouse
     from core.reports.results import table, write_results
 

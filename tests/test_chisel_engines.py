@@ -10,7 +10,7 @@ from core.agents.base import AgentConfig, EpisodeContext
 from core.benchmarks.base import Call
 from core.chisel import OptimizeConfig
 from core.chisel.differ import compare_values, diff_trace
-from core.chisel.llm_engine import LLMEngine
+from core.chisel.engines.llm import LLMEngine
 from core.chisel.loop import optimize
 from core.chisel.rules import RULES, rule_table_markdown
 from core.chisel.types import Trace
@@ -328,10 +328,10 @@ def test_merge_pools_duplicates_normalises_and_resolves_conflicts() -> None:
 def test_synthesisers_read_enumerations_formats_and_signatures(warehouse) -> None:
     from core.benchmarks.splits import get_or_create_split
     from core.chisel.access import GroundTruth
-    from core.chisel.engine import Observations, ToolContext
+    from core.chisel.engines.base import Observations, ToolContext
+    from core.chisel.engines.synth import Synth, value_format
     from core.chisel.introspect import signature
     from core.chisel.memory import DomainMemory
-    from core.chisel.synth import Synth, value_format
 
     bench = ShopBench(n=24, quote_tasks=0)
     split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)

@@ -184,8 +184,8 @@ def test_a_failing_model_call_is_recorded_not_raised() -> None:
 
 def test_run_expansion_stores_attempts_verdicts_and_doc_set(warehouse) -> None:
     from core.expansion.experiment import resolve
+    from core.expansion.records import load_profiles
     from core.expansion.run import run_expansion
-    from core.expansion.store import load_profiles
 
     other = ToolDoc(tool="Other", name="Other", description="Adds a meeting to the agenda.")
     bench = SimpleNamespace(name="toy", original_docs=lambda: DocSet([DOC, other], name="original"))

@@ -321,7 +321,8 @@ def test_results_section_renders(compared) -> None:
 
 def test_chisel_table_iii_shares_the_cost_helper(compared) -> None:
     """DocsChisel's own results section reads the same per-tool costs as the comparison."""
-    from core.chisel.report import evaluate_on_test, table_iii
+    from core.chisel.heldout import evaluate_on_test
+    from core.chisel.report import table_iii
     from core.warehouse.costs import chisel_run_costs
 
     wh, bench, _, result = compared

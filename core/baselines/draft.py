@@ -283,7 +283,7 @@ def run_draft(
     progress: Callable[[str], None] | None = None,
 ) -> BaselineResult:
     """DRAFT over `tools` (default: all), executing them in sandboxes of `tasks` (the opt part)."""
-    from core.study.evidence import DOMAIN_LABELS, tool_meta
+    from core.benchmarks.meta import DOMAIN_LABELS, tool_meta
 
     docset = original
     costs: dict[str, dict[str, Any]] = {}

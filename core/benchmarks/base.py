@@ -169,3 +169,12 @@ class Benchmark(Protocol):
     def score(self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Sandbox) -> Score:
         """Score an episode from the calls the agent made (in order) and its end state."""
         ...
+
+
+# The built-in benchmark names (what `get_benchmark` accepts besides a folder path).
+BUILTIN: dict[str, str] = {
+    "workbench": "WorkBench, 690 tasks in 5 domains + multi-domain; each task is offered its domains' tools",
+    "workbench-all": "WorkBench with all 27 tools offered on every task",
+    "api-bank": "API-Bank level-1 (finance, health, information, smart_home); the domain's APIs are offered",
+    "api-bank-upstream": "API-Bank level-1 offering the APIs the upstream sample shows",
+}

@@ -12,14 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.benchmarks.base import Benchmark, Task
-
-BUILTIN: dict[str, str] = {
-    "workbench": "WorkBench, 690 tasks in 5 domains + multi-domain; each task is offered its domains' tools",
-    "workbench-all": "WorkBench with all 27 tools offered on every task",
-    "api-bank": "API-Bank level-1 (finance, health, information, smart_home); the domain's APIs are offered",
-    "api-bank-upstream": "API-Bank level-1 offering the APIs the upstream sample shows",
-}
+from core.benchmarks.base import BUILTIN, Benchmark, Task
 
 
 def benchmark_key(bench: Benchmark) -> str:

@@ -12,7 +12,7 @@ model) and `llm` (prompt templates in `core/chisel/prompts/`). Exports:
 
 from core.chisel.config import OptimizeConfig
 from core.chisel.export import FORMATS, export_docset, export_text, resolve_export
-from core.chisel.store import optimize_runs, resolve_docset
+from core.chisel.lineage import optimize_runs, resolve_docset
 
 __all__ = [
     "FORMATS",

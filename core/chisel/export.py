@@ -35,7 +35,7 @@ def export_text(docset: DocSet, fmt: str = "json", meta: dict[str, Any] | None =
 
 def resolve_export(warehouse, ref: str) -> tuple[DocSet, dict[str, Any]]:
     """The doc set behind a run id or doc-set id, with its stored metadata."""
-    from core.chisel.store import resolve_docset
+    from core.chisel.lineage import resolve_docset
 
     rows = warehouse.rows("SELECT docset_id FROM doc_sets WHERE docset_id = ?", [ref])
     docset = warehouse.load_docset(ref) if rows else resolve_docset(warehouse, ref)

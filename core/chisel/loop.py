@@ -30,11 +30,12 @@ from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
-from core.chisel import store
+from core.chisel import lineage
 from core.chisel.access import GroundTruth
 from core.chisel.config import OptimizeConfig
 from core.chisel.decisions import Candidate, ToolProfile, judge, select
-from core.chisel.engine import Engine, IterationRecord, Observations, ToolContext, make_engine
+from core.chisel.engines import make_engine
+from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
 from core.chisel.introspect import signature
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.profile import ToolTasks, tool_tasks
@@ -183,7 +184,7 @@ class Optimizer:
             meta=meta,
             parents={r.tool: r.original.doc_id for r in result.tools},
         )
-        store.promote_candidate_docset(self.wh, final, final.name, meta)
+        lineage.promote_candidate_docset(self.wh, final, final.name, meta)
         status = "cancelled" if result.cancelled else "finished"
         self.wh.set_run_status(
             self.run_id,
@@ -209,6 +210,7 @@ class Optimizer:
         self.log(
             f"[{domain}] profiling {len(items)} tools: {len(opt)} opt + {len(val)} val tasks with the original docs"
         )
+
         def ordered(tasks: dict[str, Task]) -> list[Task]:
             return sorted(tasks.values(), key=lambda t: t.task_id)
 
@@ -237,7 +239,7 @@ class Optimizer:
         """Iterate on one tool's doc, select, record; a tool finished earlier in this run is restored."""
         cfg = self.config
         tool, d0, p = tt.tool, original[tt.tool], prof[tt.tool]
-        resumed = store.finished_tool(self.wh, self.run_id, tool)
+        resumed = lineage.finished_tool(self.wh, self.run_id, tool)
         if resumed is not None:
             self.log(f"[{tt.domain}] {tool}: already optimized in this run (resumed)")
             return resumed_tool(self.wh, resumed, tt, d0, p.base_val, p.base_opt, memory)
@@ -307,7 +309,7 @@ class Optimizer:
     ) -> ToolResult:
         """Store the tool's selection and summary (Table III columns) and return its result."""
         tool = tt.tool
-        store.store_selection(self.wh, self.run_id, tool, doc, reason)
+        lineage.store_selection(self.wh, self.run_id, tool, doc, reason)
         result = ToolResult(
             tool=tool,
             domain=tt.domain,
@@ -325,7 +327,7 @@ class Optimizer:
             agent_tokens=reads.runs_agent_tokens(self.wh, agent_runs),
             reason=reason,
         )
-        store.store_tool_summary(
+        lineage.store_tool_summary(
             self.wh,
             {
                 "run_id": self.run_id,
@@ -404,7 +406,7 @@ class Optimizer:
         """Diagnose every trace (all stored); return the documentation-related ones."""
         n = ctx.iteration
         diagnoses = [self.engine.diagnose(ctx, t, memory) for t in traces]
-        store.store_diagnoses(self.wh, self.run_id, n, ctx.current, self.engine.name, diagnoses)
+        lineage.store_diagnoses(self.wh, self.run_id, n, ctx.current, self.engine.name, diagnoses)
         related = [d for d in diagnoses if d.doc_related]
         self.log(
             f"  it{n}: {len(diagnoses)} failed traces diagnosed, {len(related)} documentation-related: "
@@ -416,7 +418,7 @@ class Optimizer:
         """Per-trace plans merged into one (all stored); None when the merged plan is empty."""
         trace_plans = [self.engine.plan(ctx, d, memory) for d in related]
         merged = self.engine.merge(ctx, trace_plans, related, memory)
-        store.store_plans(self.wh, self.run_id, ctx.iteration, trace_plans, merged)
+        lineage.store_plans(self.wh, self.run_id, ctx.iteration, trace_plans, merged)
         if not merged.operations:
             self.log(f"  it{ctx.iteration}: empty plan ({'; '.join(merged.notes[-2:])})")
             return None
@@ -454,7 +456,7 @@ class Optimizer:
     ) -> None:
         """Store the candidate, update and store the memories, remember the iteration."""
         n, ev, cand = ctx.iteration, candidate.evaluation, candidate.doc
-        store.store_candidate(
+        lineage.store_candidate(
             self.wh,
             self.run_id,
             ctx.tool,
@@ -470,7 +472,7 @@ class Optimizer:
         )
         reg_traces = [t for t in opt.traces if t.task_id in set(ev.regressions)]
         self.engine.update_memory(ctx, memory, related, plan, cand, ev, reg_traces)
-        store.store_memory(self.wh, self.run_id, memory, ctx.tool, n)
+        lineage.store_memory(self.wh, self.run_id, memory, ctx.tool, n)
         outcome = outcome_of(ev.val_ts - p.base_val, len(ev.fixed), len(ev.regressions))
         ctx.history.append(
             IterationRecord(n, [o.key() for o in plan.operations], cand.doc_id, plan, cand, ev, outcome)

@@ -16,9 +16,9 @@ import json
 from core.benchmarks.base import Call
 from core.chisel.access import load_traces
 from core.chisel.differ import diff_trace
-from core.chisel.evidence import _summarise_steps
+from core.chisel.engines.evidence import _summarise_steps
+from core.chisel.lineage import store_diagnoses
 from core.chisel.rules import rule
-from core.chisel.store import store_diagnoses
 from core.chisel.types import Diagnosis
 from core.docs import ToolDoc
 

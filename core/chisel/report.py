@@ -1,7 +1,7 @@
 """The DocsChisel section of docs/RESULTS.md (the paper's Table III columns), from the warehouse.
 
 An optimize run's held-out test numbers come from `chisel-test` runs (written
-by `bench/optimize_e2e.py` or `evaluate_on_test`): the same test tasks with the
+by `bench/optimize_e2e.py` or `core.chisel.heldout.evaluate_on_test`): the same test tasks with the
 original and with the optimized doc set. Per-tool cost comes from
 `chisel_tools` through `core.warehouse.costs.chisel_run_costs` (shared with the
 comparison harness and the dashboard): wall minutes of the tool's loop plus its
@@ -13,78 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 
-from core.reports.results import section, table
+from core.tables import markdown_table as table
 from core.warehouse.costs import chisel_run_costs
-
-
-def evaluate_on_test(
-    warehouse,
-    run_id: str,
-    bench,
-    *,
-    per_tool: int | None = None,
-    repeats: int = 1,
-    seed: int = 0,
-    concurrency: int = 1,
-    agent_factory=None,
-) -> dict[str, Any]:
-    """Run the original and the optimized docs on the test tasks of the optimized tools.
-
-    Test tasks are taken from the optimize run's stored split (`per_tool`
-    caps them per tool with a seeded sample); both doc sets see exactly the
-    same tasks. Returns TS/TC for both.
-    """
-    import random
-
-    from core.agents.base import AgentConfig
-    from core.benchmarks.splits import PARTS, Split
-    from core.chisel.store import resolve_docset
-    from core.runner import RunPlan, run
-
-    config = json.loads(warehouse.scalar("SELECT config FROM runs WHERE run_id = ?", [run_id]))
-    split_id = config["split_id"]
-    parts = dict(warehouse.rows("SELECT task_id, part FROM split_assignments WHERE split_id = ?", [split_id]))
-    split = Split(split_id, config["benchmark"], int(config["split_seed"]), (5, 1, 4), parts)
-    assert set(parts.values()) <= set(PARTS)  # noqa: S101
-    tools = [
-        r[0] for r in warehouse.rows("SELECT tool FROM chisel_tools WHERE run_id = ? ORDER BY tool", [run_id])
-    ]
-    tasks = bench.tasks()
-    if config.get("domains"):
-        tasks = [t for t in tasks if t.domain in set(config["domains"])]
-    chosen: dict[str, Any] = {}
-    for tool in tools:
-        mine = sorted(split.tool_tasks(tasks, tool, "test"), key=lambda t: t.task_id)
-        if per_tool and len(mine) > per_tool:
-            mine = sorted(
-                random.Random(f"{seed}:{tool}:test").sample(mine, per_tool), key=lambda t: t.task_id
-            )
-        for t in mine:
-            chosen.setdefault(t.task_id, t)
-    test_tasks = sorted(chosen.values(), key=lambda t: t.task_id)
-    agent = AgentConfig(**config["agent"])
-    optimized = resolve_docset(warehouse, run_id)
-    original = bench.original_docs()
-    out: dict[str, Any] = {"tasks": len(test_tasks)}
-    for label, docs in (("original", original), ("optimized", optimized)):
-        plan = RunPlan(
-            bench,
-            docs,
-            agent,
-            test_tasks,
-            repeats=repeats,
-            split="test",
-            kind="chisel-test",
-            name=f"chisel-test {label} {run_id}",
-            extra={"optimize_run": run_id, "docs": label, "per_tool": per_tool, "test_seed": seed},
-        )
-        res = run(warehouse, plan, concurrency=concurrency, agent_factory=agent_factory, parent_run=None)
-        out[label] = {"run_id": res.run_id, "ts": res.metrics.ts, "tc": res.metrics.tc, "n": res.metrics.n}
-    return out
 
 
 def table_iii(warehouse) -> pd.DataFrame:
@@ -149,7 +82,6 @@ def summarise(
     return out
 
 
-@section(40, "DocsChisel: held-out test results and cost per tool (Table III columns)")
 def chisel_section(warehouse) -> str | None:
     try:
         df = table_iii(warehouse)

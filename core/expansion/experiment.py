@@ -23,7 +23,7 @@ from typing import Any
 
 from core.docs import DocSet
 from core.expansion.profile import PROFILE_FIELDS, ToolProfile, apply_profile
-from core.expansion.store import ORIGIN, expansion_run_of, latest_expansion, load_profiles
+from core.expansion.records import ORIGIN, expansion_run_of, latest_expansion, load_profiles
 from core.retrieval import evaluate, queries_from_tasks
 from core.retrieval.retrievers import EmbedFn
 from core.warehouse import Warehouse

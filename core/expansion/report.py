@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from core.expansion.profile import FIELD_MAP, PROFILE_FIELDS
-from core.reports.results import section, table
+from core.tables import markdown_table as table
 
 LATEST_FINISHED = (
     "(SELECT run_id, arg_max(detail, ts) AS detail FROM run_status WHERE status = 'finished' GROUP BY run_id)"
@@ -151,7 +151,6 @@ def sample_rejections(wh, run_ids: list[str], limit: int = 10) -> pd.DataFrame:
     )
 
 
-@section(60, "Tool-REX document expansion and tool retrieval")
 def toolrex(wh) -> str | None:
     if not _has(wh, "expansion_attempts"):
         return None

@@ -14,7 +14,7 @@ from core.docs import token_length
 from core.expansion.expand import ToolExpansion, expand_docset
 from core.expansion.judge import RULES_VERSION
 from core.expansion.prompts import PROMPT_VERSION
-from core.expansion.store import record_docset, record_tool, register_original
+from core.expansion.records import record_docset, record_tool, register_original
 from core.warehouse import Warehouse
 
 

@@ -18,6 +18,7 @@ key can travel through our code into a cache key or a stored row.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -285,6 +286,15 @@ class Gateway:
 _current = Gateway()
 _setup_lock = threading.Lock()
 _litellm_mod: Any = None
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Rows of the installed gateway's ledger that a process did not flush reach the warehouse."""
+    try:
+        _current.ledger.flush()
+    except Exception:  # noqa: BLE001 - interpreter shutdown: best effort only
+        pass
 
 
 def current() -> Gateway:

@@ -9,7 +9,6 @@ through an optional sink.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -141,14 +140,3 @@ class Ledger:
         with self._lock:
             self._entries.clear()
             self._flushed = 0
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    """Rows of the installed gateway's ledger that a process did not flush reach the warehouse."""
-    try:
-        from core.llm.gateway import current
-
-        current().ledger.flush()
-    except Exception:  # noqa: BLE001 - interpreter shutdown: best effort only
-        pass

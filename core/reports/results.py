@@ -1,9 +1,10 @@
 """docs/RESULTS.md as a projection of the warehouse.
 
 Each section is a function of the warehouse returning Markdown (or None when
-it has no data yet). Modules that produce results register their own section
-with `@section(order, title)`; `write_results` renders them all, so the file is
-always regenerated from stored runs and never edited by hand.
+it has no data yet), registered with `@section(order, title)` in
+`core.reports.sections`, which calls the producers' own read and render
+functions; `write_results` renders them all, so the file is always
+regenerated from stored runs and never edited by hand.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pandas as pd
-
 from core.config import PROJECT_ROOT
+from core.tables import markdown_table
 
 SectionFn = Callable[[object], str | None]
 
@@ -29,14 +29,9 @@ class Section:
 
 
 SECTIONS: list[Section] = []
-# Modules that register sections; imported lazily so a missing optional part never breaks the report.
-PROVIDERS = (
-    "core.reports.sections",
-    "core.chisel.report",
-    "core.study.report",
-    "core.study.compare_report",
-    "core.expansion.report",
-)
+# Modules that register sections (this layer imports the producers' read functions; producers never
+# import this layer); imported lazily so a missing optional part never breaks the report.
+PROVIDERS = ("core.reports.sections",)
 
 
 def section(order: int, title: str) -> Callable[[SectionFn], SectionFn]:
@@ -57,21 +52,7 @@ def _load_providers() -> None:
                 raise
 
 
-def table(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
-    """A Markdown table without extra dependencies."""
-    if df.empty:
-        return "_no rows_"
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        cells = []
-        for v in row:
-            if isinstance(v, float):
-                cells.append("" if pd.isna(v) else format(v, floatfmt))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+table = markdown_table
 
 
 def render_results(warehouses) -> str:

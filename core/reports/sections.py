@@ -125,3 +125,24 @@ def field_impact(wh) -> str | None:
             + "."
         )
     return "\n\n".join(parts)
+
+
+@section(40, "DocsChisel: held-out test results and cost per tool (Table III columns)")
+def chisel(wh) -> str | None:
+    from core.chisel.report import chisel_section
+
+    return chisel_section(wh)
+
+
+@section(45, "Method comparison: OG, EasyTool, DRAFT and DocsChisel on held-out test tasks")
+def comparison(wh) -> str | None:
+    from core.study.compare_report import comparison_section
+
+    return comparison_section(wh)
+
+
+@section(60, "Tool-REX document expansion and tool retrieval")
+def toolrex(wh) -> str | None:
+    from core.expansion.report import toolrex as render
+
+    return render(wh)

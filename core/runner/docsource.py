@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.benchmarks.base import Benchmark
 from core.docs import DocError, DocSet
+from core.warehouse import reads
 
 
 def resolve_docs(warehouse, bench: Benchmark, ref: str) -> DocSet:
@@ -24,23 +25,16 @@ def resolve_docs(warehouse, bench: Benchmark, ref: str) -> DocSet:
 
         docs = load_docs(path)
         return _complete(original, DocSet(docs, name=path.stem))
-    rows = warehouse.rows("SELECT docset_id FROM doc_sets WHERE docset_id = ?", [ref])
-    if rows:
-        return _complete(original, warehouse.load_docset(ref))
-    try:
-        from core.chisel import resolve_docset
-    except ImportError:
-        resolve_docset = None
-    if resolve_docset is not None:
-        found = resolve_docset(warehouse, ref)
-        if found is not None:
-            return _complete(original, found)
-    rows = warehouse.rows(
-        "SELECT json_extract_string(config, '$.docset_id') FROM runs WHERE run_id = ? AND kind = 'eval'",
-        [ref],
-    )
-    if rows and rows[0][0]:
-        return _complete(original, warehouse.load_docset(rows[0][0]))
+    for docset_id in (
+        ref if reads.has_docset(warehouse, ref) else None,
+        reads.result_docset_id(warehouse, ref),  # an optimize (or other producing) run id
+        reads.eval_run_docset_id(warehouse, ref),  # the doc set an eval run evaluated
+    ):
+        if docset_id is not None:
+            try:
+                return _complete(original, warehouse.load_docset(docset_id))
+            except KeyError:
+                continue
     raise DocError(
         f"--docs {ref!r} is neither 'original', a doc-set id, a run id nor an existing file "
         f"(warehouse {warehouse.path})"

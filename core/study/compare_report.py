@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from core.reports.results import section, table
 from core.study.stats import relative_improvement
+from core.tables import markdown_table as table
 
 
 @dataclass
@@ -269,7 +269,6 @@ def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[Store
     return list(current.values()), older
 
 
-@section(45, "Method comparison: OG, EasyTool, DRAFT and DocsChisel on held-out test tasks")
 def comparison_section(warehouse) -> str | None:
     comparisons, older = current_comparisons(stored_comparisons(warehouse))
     if not comparisons:

@@ -7,8 +7,8 @@ automatically and reproducibly from three sources, never from the tasks being
 measured:
 
 - the tool's implementation: signature (parameter names, declared types,
-  defaults, required flags) and source code, read by introspection from our
-  re-implemented sandboxes (WorkBench `TOOLS`, API-Bank `REGISTRY`);
+  defaults, required flags) and source code, through the benchmark's hooks
+  (`core.benchmarks.meta.tool_meta`);
 - ground-truth calls of a split part disjoint from the measured one (usage
   examples, argument values, which tools come before/after);
 - outputs observed by executing those ground-truth calls in a fresh sandbox of
@@ -18,93 +18,13 @@ measured:
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.benchmarks.base import Benchmark, Call, Task, ToolError
-
-# Readable names of benchmark domains (the Task Domain field's content).
-DOMAIN_LABELS: dict[str, str] = {
-    "analytics": "Data analysis",
-    "calendar": "Calendar management",
-    "email": "Email management",
-    "project_management": "Project management",
-    "customer_relationship_manager": "Customer relationship management (CRM)",
-    "company_directory": "Company directory (employee lookup)",
-    "finance": "Finance management",
-    "health": "Health management",
-    "information": "Information query and processing",
-    "smart_home": "Smart home control",
-    "account": "Account management",
-}
-
-
-@dataclass(frozen=True)
-class ParamMeta:
-    name: str
-    type: str | None = None
-    has_default: bool = False
-    default: Any = None
-    required: bool | None = None  # None: the signature does not say (e.g. every default is None)
-
-
-@dataclass(frozen=True)
-class ToolMeta:
-    """What introspection of the implementation tells about one tool."""
-
-    tool: str
-    domain: str | None
-    params: tuple[ParamMeta, ...] = ()
-    source: str | None = None
-
-    @property
-    def domain_label(self) -> str | None:
-        return DOMAIN_LABELS.get(self.domain or "", self.domain)
-
-
-def _source(fn: Any, max_lines: int) -> str | None:
-    try:
-        lines = inspect.getsource(fn).rstrip().split("\n")
-    except (OSError, TypeError):
-        return None
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + ["    ..."]
-    return "\n".join(lines)
-
-
-def tool_meta(bench: Benchmark, tool: str, max_source_lines: int = 40) -> ToolMeta:
-    """Signature, domain and source of `tool`, from whichever sandbox implements it."""
-    name = getattr(bench, "name", "")
-    if name == "workbench":
-        from core.benchmarks.workbench.tools import TOOLS
-
-        spec = TOOLS[tool]
-        params = tuple(
-            ParamMeta(
-                p,
-                type=type(d).__name__ if d is not inspect.Parameter.empty and d is not None else None,
-                has_default=d is not inspect.Parameter.empty,
-                default=None if d is inspect.Parameter.empty else d,
-                # Upstream gives every parameter the default None, so the signature cannot tell.
-                required=None if d is None else d is inspect.Parameter.empty,
-            )
-            for p, d in spec.params
-        )
-        return ToolMeta(tool, spec.domain, params, _source(spec.fn, max_source_lines))
-    if name == "api-bank":
-        from core.benchmarks.apibank import REGISTRY
-
-        api = REGISTRY[tool]
-        params = tuple(
-            ParamMeta(p.name, type=p.type, has_default=not p.required, default=None, required=p.required)
-            for p in api.params
-        )
-        return ToolMeta(tool, api.domain, params, _source(api.func, max_source_lines))
-    domain = getattr(bench, "tool_domain", None)
-    return ToolMeta(tool, domain(tool) if callable(domain) else None)
+from core.benchmarks.meta import DOMAIN_LABELS, ParamMeta, ToolMeta, tool_meta  # noqa: F401 - re-exported
 
 
 @dataclass

@@ -39,23 +39,4 @@ def chrome() -> None:
     components.sidebar()
 
 
-def ensure_router() -> None:
-    """Route through app.py even when the very first request of a server is a page URL.
-
-    Streamlit treats an app with a `pages/` folder as a legacy multipage app
-    until `st.navigation` has run once in the process; until then a deep link
-    such as /traces runs pages/traces.py on its own, without app.py's router,
-    layout and sidebar. Clearing that flag and rerunning sends the request
-    through app.py. It only ever happens once per server process. (AppTest
-    resets the flag before every run and renders the page itself, so there the
-    page is left to run: a rerun would drop the widget event under test.)
-    """
-    try:
-        from streamlit import config
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - layout of a future Streamlit
-        return
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        if not config.get_option("global.appTest"):
-            st.rerun()
+ensure_router = components.ensure_router  # pages and tests import it from here

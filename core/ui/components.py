@@ -50,8 +50,6 @@ def link(page: str, **params: Any) -> str:
 
 
 def header(title: str, caption: str) -> None:
-    from core.ui.app import ensure_router
-
     ensure_router()
     st.title(title)
     st.caption(caption)
@@ -127,3 +125,25 @@ def style_outcome(value: Any) -> str:
     if value is False or value in BAD_WORDS:
         return f"color: {BAD_COLOR}; font-weight: 600"
     return ""
+
+
+def ensure_router() -> None:
+    """Route through app.py even when the very first request of a server is a page URL.
+
+    Streamlit treats an app with a `pages/` folder as a legacy multipage app
+    until `st.navigation` has run once in the process; until then a deep link
+    such as /traces runs pages/traces.py on its own, without app.py's router,
+    layout and sidebar. Clearing that flag and rerunning sends the request
+    through app.py. It only ever happens once per server process. (AppTest
+    resets the flag before every run and renders the page itself, so there the
+    page is left to run: a rerun would drop the widget event under test.)
+    """
+    try:
+        from streamlit import config
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - layout of a future Streamlit
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        if not config.get_option("global.appTest"):
+            st.rerun()

@@ -96,3 +96,37 @@ def task_successes(store: Store, run_id: str) -> dict[str, float]:
         [run_id],
     )
     return {tid: float(s) for tid, s in rows}
+
+
+def result_docset_id(store: Store, ref: str) -> str | None:
+    """The doc set a finished run produced (an optimize run's result), or a DocsChisel doc set named by `ref`.
+
+    `ref` may be a run id (the newest `finished` status with a `docset_id`) or
+    the id of a DocsChisel doc set / the run that made one; None when unknown.
+    """
+    rows = store.rows(
+        "SELECT json_extract_string(detail, '$.docset_id') FROM run_status "
+        "WHERE run_id = ? AND status = 'finished' ORDER BY ts DESC LIMIT 1",
+        [ref],
+    )
+    if rows and rows[0][0]:
+        return rows[0][0]
+    rows = store.rows(
+        "SELECT docset_id FROM doc_sets WHERE origin = 'docschisel' "
+        "AND (json_extract_string(meta, '$.run_id') = ? OR docset_id = ?) ORDER BY created_at DESC LIMIT 1",
+        [ref, ref],
+    )
+    return rows[0][0] if rows else None
+
+
+def eval_run_docset_id(store: Store, run_id: str) -> str | None:
+    """The doc set an evaluation run evaluated."""
+    rows = store.rows(
+        "SELECT json_extract_string(config, '$.docset_id') FROM runs WHERE run_id = ? AND kind = 'eval'",
+        [run_id],
+    )
+    return rows[0][0] if rows and rows[0][0] else None
+
+
+def has_docset(store: Store, docset_id: str) -> bool:
+    return bool(store.rows("SELECT 1 FROM doc_sets WHERE docset_id = ?", [docset_id]))

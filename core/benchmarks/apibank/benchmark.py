@@ -197,6 +197,13 @@ class ApiBank:
     def system_prompt(self, task: Task) -> str:
         return _SYSTEM_PROMPT
 
+    def tool_source(self, tool: str, max_lines: int = 40) -> str | None:
+        """The source of the API's implementation in our sandbox."""
+        from core.benchmarks.meta import source_text
+
+        api = REGISTRY.get(tool)
+        return source_text(api.func, max_lines) if api is not None else None
+
     def tool_signature(self, tool: str) -> list[dict[str, Any]] | None:
         """Parameters as the API classes declare them: a type and a required flag each."""
         api = REGISTRY.get(tool)

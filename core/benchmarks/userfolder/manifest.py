@@ -104,7 +104,7 @@ def _domains(value: Any, problems: Problems) -> dict[str, Any]:
 
 
 def _check_name(name: str, problems: Problems) -> None:
-    from core.benchmarks.registry import BUILTIN
+    from core.benchmarks.base import BUILTIN
 
     if name in BUILTIN or name == "apibank":
         problems.add(MANIFEST, f'"name" {name!r} is a built-in benchmark; choose another name')

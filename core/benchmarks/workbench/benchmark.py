@@ -108,6 +108,20 @@ class WorkBench:
     def system_prompt(self, task: Task) -> str:
         return SYSTEM_SENTENCE
 
+    def tool_domain(self, tool: str) -> str | None:
+        from core.benchmarks.workbench.tools.registry import TOOLS
+
+        spec = TOOLS.get(tool)
+        return spec.domain if spec is not None else None
+
+    def tool_source(self, tool: str, max_lines: int = 40) -> str | None:
+        """The source of the tool function in our sandbox."""
+        from core.benchmarks.meta import source_text
+        from core.benchmarks.workbench.tools.registry import TOOLS
+
+        spec = TOOLS.get(tool)
+        return source_text(spec.fn, max_lines) if spec is not None else None
+
     def tool_signature(self, tool: str) -> list[dict[str, Any]] | None:
         """Keyword parameters of the tool function, with their defaults.
 
@@ -120,10 +134,23 @@ class WorkBench:
         spec = TOOLS.get(tool)
         if spec is None:
             return None
-        return [
-            {"name": name, "has_default": True, "default": default, "source": "workbench signature"}
-            for name, default in spec.params
-        ]
+        import inspect
+
+        out = []
+        for name, default in spec.params:
+            has_default = default is not inspect.Parameter.empty
+            out.append(
+                {
+                    "name": name,
+                    "type": type(default).__name__ if has_default and default is not None else None,
+                    "has_default": has_default,
+                    "default": default if has_default else None,
+                    # upstream gives every parameter the default None, so the signature cannot tell
+                    "required": None if default is None else not has_default,
+                    "source": "workbench signature",
+                }
+            )
+        return out
 
     def is_error_output(self, text: str | None) -> bool:
         """WorkBench tools return their validation messages as plain output text."""

@@ -24,11 +24,11 @@ import json
 from collections.abc import Sequence
 
 from core.chisel.differ import Finding, diff_trace
-from core.chisel.engine import ToolContext
+from core.chisel.engines.base import ToolContext
+from core.chisel.engines.synth import Synth
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.merge import merge_plans
 from core.chisel.rules import RULES, rule
-from core.chisel.synth import Synth
 from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Plan, Trace
 from core.docs import DocError, ToolDoc
 from core.fields import CODES

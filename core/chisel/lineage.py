@@ -14,6 +14,7 @@ from typing import Any
 from core.chisel.memory import KINDS, DomainMemory
 from core.chisel.types import Diagnosis, Evaluation, Plan, jsonable
 from core.docs import DocSet, ToolDoc
+from core.warehouse import reads
 from core.warehouse.records import content_hash, now
 
 
@@ -206,24 +207,8 @@ def finished_tool(wh, run_id: str, tool: str) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- lookup
 def resolve_docset(warehouse, ref: str) -> DocSet | None:
-    """The optimized DocSet of an optimize run id (or a DocsChisel doc-set id); None when unknown.
-
-    The eval CLI calls this for `--docs <run-id>`; doc-set ids of any origin
-    are resolved by the caller first.
-    """
-    rows = warehouse.rows(
-        "SELECT json_extract_string(detail, '$.docset_id') FROM run_status "
-        "WHERE run_id = ? AND status = 'finished' ORDER BY ts DESC LIMIT 1",
-        [ref],
-    )
-    docset_id = rows[0][0] if rows and rows[0][0] else None
-    if docset_id is None:
-        rows = warehouse.rows(
-            "SELECT docset_id FROM doc_sets WHERE origin = 'docschisel' "
-            "AND (json_extract_string(meta, '$.run_id') = ? OR docset_id = ?) ORDER BY created_at DESC LIMIT 1",
-            [ref, ref],
-        )
-        docset_id = rows[0][0] if rows else None
+    """The optimized DocSet of an optimize run id (or a DocsChisel doc-set id); None when unknown."""
+    docset_id = reads.result_docset_id(warehouse, ref)
     if docset_id is None:
         return None
     try:

@@ -112,21 +112,3 @@ class Engine(Protocol):
         evaluation: Evaluation,
         regression_traces: Sequence[Trace],
     ) -> None: ...
-
-
-def make_engine(kind: str, optimizer_model: str | None = None, **options: Any) -> Engine:
-    """`evidence`, `llm`, or `auto` (evidence for the local model or no model, else llm)."""
-    from core.llm import default_optimizer_model
-
-    model = optimizer_model or default_optimizer_model()
-    if kind == "auto":
-        kind = "evidence" if model.startswith("local/") else "llm"
-    if kind == "evidence":
-        from core.chisel.evidence import EvidenceEngine
-
-        return EvidenceEngine()
-    if kind == "llm":
-        from core.chisel.llm_engine import LLMEngine
-
-        return LLMEngine(model, **options)
-    raise ValueError(f"unknown engine {kind!r}; expected evidence, llm or auto")

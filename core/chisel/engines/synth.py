@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.chisel.differ import Finding
-from core.chisel.engine import ToolContext
+from core.chisel.engines.base import ToolContext
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 

@@ -28,11 +28,11 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from core.chisel.differ import diff_trace
-from core.chisel.engine import ToolContext
-from core.chisel.evidence import EvidenceEngine, carried_operations, content_of
+from core.chisel.engines.base import ToolContext
+from core.chisel.engines.evidence import EvidenceEngine, carried_operations, content_of
+from core.chisel.engines.synth import render_call
 from core.chisel.memory import DomainMemory
 from core.chisel.merge import merge_plans
-from core.chisel.synth import render_call
 from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Plan, Trace
 from core.docs import DocError, ToolDoc
 from core.docs.render import render_text
