@@ -138,3 +138,47 @@ def test_two_processes_read_and_write_without_lock_errors(tmp_path: Path) -> Non
     assert wh.scalar("SELECT count(DISTINCT approval_id) FROM approvals") == wh.scalar(
         "SELECT count(*) FROM approvals"
     )
+
+
+def test_typed_rows_match_their_tables(warehouse):
+    """Every row type's fields are exactly its table's columns, so a schema change fails here first."""
+    from dataclasses import fields
+
+    from core.warehouse.rows import ROW_TYPES
+
+    for kind in ROW_TYPES:
+        cols = [
+            r[0]
+            for r in warehouse.rows(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [kind.TABLE]
+            )
+        ]
+        assert cols, kind.TABLE
+        assert sorted(f.name for f in fields(kind)) == sorted(cols), kind.TABLE
+
+
+def test_record_writes_typed_rows_once_and_keeps_the_audit_trail_strict(warehouse):
+    import duckdb
+    import pytest
+
+    from core.warehouse.rows import ApprovalRow, SelectionRow
+
+    sel = SelectionRow(run_id="r", tool="t", doc_id="d", reason="best")
+    warehouse.record([sel, sel])
+    warehouse.record([sel])
+    assert warehouse.scalar("SELECT count(*) FROM selections") == 1
+    a = ApprovalRow(
+        approval_id="a1",
+        doc_id="d",
+        tool="t",
+        action="approve",
+        label="ok",
+        reviewer="me",
+        reason="",
+        run_id=None,
+    )
+    b = ApprovalRow(**{**a.values(), "approval_id": "a2"})
+    warehouse.record([a, b])
+    assert warehouse.scalar("SELECT count(*) FROM approvals") == 2
+    with pytest.raises(duckdb.ConstraintException):  # the audit trail never silently drops an action
+        warehouse.record([a])

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from core.benchmarks.base import Call, Task
 from core.benchmarks.splits import Split
 from core.evaluation.traces import Trace
-from core.warehouse.records import now
+from core.warehouse.rows import GroundTruthAccessRow
 
 
 class GroundTruthLeak(PermissionError):
@@ -42,7 +42,7 @@ class GroundTruth:
         self.split = split
         self.allowed = tuple(allowed)
         self._tasks = {t.task_id: t for t in tasks}
-        self._pending: dict[tuple[str, str], dict] = {}
+        self._pending: dict[tuple[str, str], GroundTruthAccessRow] = {}
         self._lock = threading.Lock()
 
     def part(self, task_id: str) -> str | None:
@@ -60,7 +60,7 @@ class GroundTruth:
         with self._lock:
             self._pending.setdefault(
                 (task_id, purpose),
-                {"run_id": self.run_id, "task_id": task_id, "part": part, "purpose": purpose, "ts": now()},
+                GroundTruthAccessRow(run_id=self.run_id, task_id=task_id, part=part, purpose=purpose),
             )
         return self._tasks[task_id]
 
@@ -79,8 +79,7 @@ class GroundTruth:
         """Write the accesses recorded since the last flush."""
         with self._lock:
             rows, self._pending = list(self._pending.values()), {}
-        if rows:
-            self.warehouse.insert("chisel_gt_access", rows)
+        self.warehouse.record(rows)
         return len(rows)
 
 

@@ -15,7 +15,8 @@ from core.chisel.memory import KINDS, DomainMemory
 from core.chisel.types import Diagnosis, Evaluation, Plan, jsonable
 from core.docs import DocSet, ToolDoc
 from core.warehouse import reads
-from core.warehouse.records import content_hash, now
+from core.warehouse.records import content_hash
+from core.warehouse.rows import CandidateRow, ChiselToolRow, DiagnosisRow, MemoryRow, PlanRow, SelectionRow
 
 
 def diagnosis_id(run_id: str, tool: str, iteration: int, episode_id: str) -> str:
@@ -25,27 +26,24 @@ def diagnosis_id(run_id: str, tool: str, iteration: int, episode_id: str) -> str
 def store_diagnoses(
     wh, run_id: str, iteration: int, doc: ToolDoc, engine: str, diags: Sequence[Diagnosis]
 ) -> None:
-    rows = [
-        {
-            "diagnosis_id": diagnosis_id(run_id, d.tool, iteration, d.episode_id),
-            "run_id": run_id,
-            "tool": d.tool,
-            "iteration": iteration,
-            "episode_id": d.episode_id,
-            "doc_id": doc.doc_id,
-            "engine": engine,
-            "failure_class": d.failure_class,
-            "doc_related": d.doc_related,
-            "evidence": d.evidence,
-            "mismatch": d.mismatch,
-            "fields": list(d.fields),
-            "detail": json.dumps({**d.detail, "task_id": d.task_id}, ensure_ascii=False, default=str),
-            "created_at": now(),
-        }
+    wh.record(
+        DiagnosisRow(
+            diagnosis_id=diagnosis_id(run_id, d.tool, iteration, d.episode_id),
+            run_id=run_id,
+            tool=d.tool,
+            iteration=iteration,
+            episode_id=d.episode_id,
+            doc_id=doc.doc_id,
+            engine=engine,
+            failure_class=d.failure_class,
+            doc_related=d.doc_related,
+            evidence=d.evidence,
+            mismatch=d.mismatch,
+            fields=tuple(d.fields),
+            detail={**d.detail, "task_id": d.task_id},
+        )
         for d in diags
-    ]
-    if rows:
-        wh.insert("diagnoses", rows)
+    )
 
 
 def plan_id(run_id: str, tool: str, iteration: int, scope: str, key: str = "") -> str:
@@ -53,48 +51,35 @@ def plan_id(run_id: str, tool: str, iteration: int, scope: str, key: str = "") -
 
 
 def store_plans(wh, run_id: str, iteration: int, trace_plans: Sequence[Plan], merged: Plan) -> str:
-    rows = []
-    for p in trace_plans:
-        did = diagnosis_id(run_id, p.tool, iteration, p.diagnosis_episode or "")
-        rows.append(
-            {
-                "plan_id": plan_id(run_id, p.tool, iteration, "trace", p.diagnosis_episode or ""),
-                "run_id": run_id,
-                "tool": p.tool,
-                "iteration": iteration,
-                "scope": "trace",
-                "diagnosis_id": did,
-                "operations": json.dumps(jsonable(p.operations), ensure_ascii=False, default=str),
-                "source_episodes": json.dumps([p.diagnosis_episode]),
-                "detail": json.dumps({"notes": p.notes}),
-                "created_at": now(),
-            }
+    rows = [
+        PlanRow(
+            plan_id=plan_id(run_id, p.tool, iteration, "trace", p.diagnosis_episode or ""),
+            run_id=run_id,
+            tool=p.tool,
+            iteration=iteration,
+            scope="trace",
+            diagnosis_id=diagnosis_id(run_id, p.tool, iteration, p.diagnosis_episode or ""),
+            operations=jsonable(p.operations),
+            source_episodes=[p.diagnosis_episode],
+            detail={"notes": p.notes},
         )
+        for p in trace_plans
+    ]
     mid = plan_id(run_id, merged.tool, iteration, "merged")
-    sources = sorted({e for o in merged.operations for e in o.support})
     rows.append(
-        {
-            "plan_id": mid,
-            "run_id": run_id,
-            "tool": merged.tool,
-            "iteration": iteration,
-            "scope": "merged",
-            "diagnosis_id": None,
-            "operations": json.dumps(jsonable(merged.operations), ensure_ascii=False, default=str),
-            "source_episodes": json.dumps(sources),
-            "detail": json.dumps(
-                {
-                    "notes": merged.notes,
-                    "trace_plans": [
-                        plan_id(run_id, p.tool, iteration, "trace", p.diagnosis_episode or "")
-                        for p in trace_plans
-                    ],
-                }
-            ),
-            "created_at": now(),
-        }
+        PlanRow(
+            plan_id=mid,
+            run_id=run_id,
+            tool=merged.tool,
+            iteration=iteration,
+            scope="merged",
+            diagnosis_id=None,
+            operations=jsonable(merged.operations),
+            source_episodes=sorted({e for o in merged.operations for e in o.support}),
+            detail={"notes": merged.notes, "trace_plans": [r.plan_id for r in rows]},
+        )
     )
-    wh.insert("plans", rows)
+    wh.record(rows)
     return mid
 
 
@@ -114,34 +99,34 @@ def store_candidate(
 ) -> str:
     wh.register_docs([doc], origin="docschisel-candidate", parents={tool: parent.doc_id})
     cid = content_hash("candidate", run_id, tool, iteration, doc.doc_id)
-    wh.insert(
-        "candidates",
+    wh.record(
         [
-            {
-                "candidate_id": cid,
-                "run_id": run_id,
-                "tool": tool,
-                "iteration": iteration,
-                "doc_id": doc.doc_id,
-                "parent_doc_id": parent.doc_id,
-                "plan_id": plan_id(run_id, tool, iteration, "merged"),
-                "val_ts": evaluation.val_ts,
-                "base_val_ts": evaluation.base_val_ts,
-                "opt_ts": evaluation.opt_ts,
-                "accepted": evaluation.accepted,
-                "regressions": json.dumps(evaluation.regressions),
-                "new_failures": json.dumps(evaluation.new_failures),
-                "tokens": tokens,
-                "val_run": evaluation.val_run,
-                "opt_run": evaluation.opt_run,
-                "engine": engine,
-                "source_episodes": json.dumps(sorted(source_episodes)),
-                "detail": json.dumps(
-                    {"notes": list(notes), "fixed": evaluation.fixed, "base_opt_ts": evaluation.base_opt_ts}
-                ),
-                "created_at": now(),
-            }
-        ],
+            CandidateRow(
+                candidate_id=cid,
+                run_id=run_id,
+                tool=tool,
+                iteration=iteration,
+                doc_id=doc.doc_id,
+                parent_doc_id=parent.doc_id,
+                plan_id=plan_id(run_id, tool, iteration, "merged"),
+                val_ts=evaluation.val_ts,
+                base_val_ts=evaluation.base_val_ts,
+                opt_ts=evaluation.opt_ts,
+                accepted=evaluation.accepted,
+                regressions=list(evaluation.regressions),
+                new_failures=list(evaluation.new_failures),
+                tokens=tokens,
+                val_run=evaluation.val_run,
+                opt_run=evaluation.opt_run,
+                engine=engine,
+                source_episodes=sorted(source_episodes),
+                detail={
+                    "notes": list(notes),
+                    "fixed": evaluation.fixed,
+                    "base_opt_ts": evaluation.base_opt_ts,
+                },
+            )
+        ]
     )
     return cid
 
@@ -149,27 +134,22 @@ def store_candidate(
 def store_memory(wh, run_id: str, memory: DomainMemory, tool: str, iteration: int) -> None:
     if not memory.enabled:
         return
-    rows = [
-        {
-            "memory_id": content_hash("memory", run_id, memory.domain, kind, tool, iteration),
-            "run_id": run_id,
-            "domain": memory.domain,
-            "kind": kind,
-            "tool": tool,
-            "iteration": iteration,
-            "content": json.dumps(memory.snapshot(kind), ensure_ascii=False),
-            "created_at": now(),
-        }
+    wh.record(
+        MemoryRow(
+            memory_id=content_hash("memory", run_id, memory.domain, kind, tool, iteration),
+            run_id=run_id,
+            domain=memory.domain,
+            kind=kind,
+            tool=tool,
+            iteration=iteration,
+            content=memory.snapshot(kind),
+        )
         for kind in KINDS
-    ]
-    wh.insert("memories", rows)
+    )
 
 
 def store_selection(wh, run_id: str, tool: str, doc: ToolDoc, reason: str) -> None:
-    wh.insert(
-        "selections",
-        [{"run_id": run_id, "tool": tool, "doc_id": doc.doc_id, "reason": reason, "created_at": now()}],
-    )
+    wh.record([SelectionRow(run_id=run_id, tool=tool, doc_id=doc.doc_id, reason=reason)])
 
 
 def promote_candidate_docset(wh, docset: DocSet, name: str, meta: Mapping[str, Any]) -> None:
@@ -188,11 +168,8 @@ def promote_candidate_docset(wh, docset: DocSet, name: str, meta: Mapping[str, A
         )
 
 
-def store_tool_summary(wh, row: Mapping[str, Any]) -> None:
-    data = dict(row)
-    data["detail"] = json.dumps(data.get("detail") or {}, ensure_ascii=False, default=str)
-    data["created_at"] = now()
-    wh.insert("chisel_tools", [data])
+def store_tool_summary(wh, row: ChiselToolRow) -> None:
+    wh.record([row])
 
 
 def finished_tool(wh, run_id: str, tool: str) -> dict[str, Any] | None:

@@ -45,6 +45,7 @@ from core.docs import DocSet, ToolDoc
 from core.docs.tokens import token_length
 from core.evaluation import EvalBatch, Evaluator, RunnerEvaluator
 from core.warehouse import reads
+from core.warehouse.rows import ChiselToolRow
 
 Log = Callable[[str], None]
 
@@ -329,29 +330,29 @@ class Optimizer:
         )
         lineage.store_tool_summary(
             self.wh,
-            {
-                "run_id": self.run_id,
-                "tool": tool,
-                "domain": tt.domain,
-                "n_opt": result.n_opt,
-                "n_val": result.n_val,
-                "base_val_ts": result.base_val_ts,
-                "base_opt_ts": result.base_opt_ts,
-                "best_val_ts": best_val,
-                "original_doc_id": d0.doc_id,
-                "selected_doc_id": doc.doc_id,
-                "iterations": result.iterations,
-                "accepted": result.accepted,
-                "minutes": result.minutes,
-                "optimizer_tokens": result.optimizer_tokens,
-                "agent_tokens": result.agent_tokens,
-                "doc_tokens_before": token_length(d0),
-                "doc_tokens_after": token_length(doc),
-                "detail": {
+            ChiselToolRow(
+                run_id=self.run_id,
+                tool=tool,
+                domain=tt.domain,
+                n_opt=result.n_opt,
+                n_val=result.n_val,
+                base_val_ts=result.base_val_ts,
+                base_opt_ts=result.base_opt_ts,
+                best_val_ts=best_val,
+                original_doc_id=d0.doc_id,
+                selected_doc_id=doc.doc_id,
+                iterations=result.iterations,
+                accepted=result.accepted,
+                minutes=result.minutes,
+                optimizer_tokens=result.optimizer_tokens,
+                agent_tokens=result.agent_tokens,
+                doc_tokens_before=token_length(d0),
+                doc_tokens_after=token_length(doc),
+                detail={
                     "reason": reason,
                     "memory": {k: memory.snapshot(k) for k in memory.entries} if memory.enabled else None,
                 },
-            },
+            ),
         )
         self.log(
             f"[{tt.domain}] {tool}: selected {'a candidate' if result.changed else 'the original'} "

@@ -8,12 +8,12 @@ tool its ground truth uses, as in the method's per-tool profiling.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import pandas as pd
 
-from core.warehouse.records import content_hash, now
+from core.warehouse.records import content_hash
+from core.warehouse.rows import EvaluationRow
 
 
 @dataclass
@@ -31,26 +31,24 @@ class Metrics:
                 rows.append(
                     _row(run_id, docset_id, split, scope, getattr(r, key), int(r.n), float(r.ts), float(r.tc))
                 )
-        warehouse.insert("evaluations", rows)
+        warehouse.record(rows)
 
     def summary(self) -> str:
         return f"TS {self.ts:.1%}  TC {self.tc:.1%}  (n={self.n})"
 
 
-def _row(run_id, docset_id, split, scope, key, n, ts, tc) -> dict:
-    return {
-        "eval_id": content_hash("eval", run_id, scope, key, n),
-        "run_id": run_id,
-        "docset_id": docset_id,
-        "split": split,
-        "scope": scope,
-        "key": key,
-        "n": n,
-        "ts_mean": ts,
-        "tc_mean": tc,
-        "detail": json.dumps({}),
-        "created_at": now(),
-    }
+def _row(run_id, docset_id, split, scope, key, n, ts, tc) -> EvaluationRow:
+    return EvaluationRow(
+        eval_id=content_hash("eval", run_id, scope, key, n),
+        run_id=run_id,
+        docset_id=docset_id,
+        split=split,
+        scope=scope,
+        key=key,
+        n=n,
+        ts_mean=ts,
+        tc_mean=tc,
+    )
 
 
 def compute_metrics(warehouse, run_id: str) -> Metrics:

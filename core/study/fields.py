@@ -50,6 +50,7 @@ from core.study.evidence import Evidence, collect_evidence, tool_meta
 from core.study.stats import paired_delta, paired_task_delta
 from core.study.supplement import supplement
 from core.warehouse.records import content_hash, now
+from core.warehouse.rows import FieldImpactRow
 
 Progress = Callable[[str], None]
 
@@ -263,7 +264,9 @@ def run_study(
             fresh = (
                 frame[frame["field"] == label] if label != "original" else frame[frame["operation"] == "n/a"]
             )
-            warehouse.insert("field_impact", fresh.to_dict("records"))
+            warehouse.record(
+                FieldImpactRow(**{**r, "detail": json.loads(r["detail"])}) for r in fresh.to_dict("records")
+            )
         if stopped:
             break
     warehouse.set_run_status(study_run, "cancelled" if stopped else "finished", {"repeats_done": len(base)})

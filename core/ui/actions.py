@@ -15,6 +15,7 @@ from typing import Any, Literal
 from core.docs import DocSet, ToolDoc
 from core.warehouse import Warehouse, content_hash
 from core.warehouse.records import now
+from core.warehouse.rows import ApprovalRow
 
 Action = Literal["approve", "reject", "label", "edit"]
 IMPLIED_LABEL = {"approve": "approved", "reject": "rejected", "edit": "edited"}
@@ -37,22 +38,20 @@ def record_review(
         raise ValueError("a label action needs a label")
     ts = now()
     approval_id = content_hash("approval", doc_id, action, label, reviewer, ts.isoformat())
-    wh.insert(
-        "approvals",
+    wh.record(
         [
-            {
-                "approval_id": approval_id,
-                "doc_id": doc_id,
-                "tool": tool,
-                "action": action,
-                "label": (label or IMPLIED_LABEL.get(action) or "").strip(),
-                "reviewer": reviewer.strip() or "analyst",
-                "reason": reason.strip(),
-                "run_id": run_id,
-                "created_at": ts,
-            }
-        ],
-        ignore_existing=False,
+            ApprovalRow(
+                approval_id=approval_id,
+                doc_id=doc_id,
+                tool=tool,
+                action=action,
+                label=(label or IMPLIED_LABEL.get(action) or "").strip(),
+                reviewer=reviewer.strip() or "analyst",
+                reason=reason.strip(),
+                run_id=run_id,
+                created_at=ts,
+            )
+        ]
     )
     return approval_id
 

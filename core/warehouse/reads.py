@@ -11,7 +11,41 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from core.docs import DocSet, ToolDoc
 from core.warehouse.store import Store
+
+
+class Reads(Store):
+    """Lookups every layer needs on the warehouse object itself (documents, episodes, the LLM cache)."""
+
+    def load_doc(self, doc_id: str) -> ToolDoc:
+        row = self.rows("SELECT doc FROM doc_versions WHERE doc_id = ?", [doc_id])
+        if not row:
+            raise KeyError(f"no doc version {doc_id!r} in {self.path}")
+        return ToolDoc.model_validate_json(row[0][0])
+
+    def load_docset(self, docset_id: str) -> DocSet:
+        rows = self.rows(
+            "SELECT v.doc, s.name FROM doc_set_members m JOIN doc_versions v USING (doc_id) "
+            "JOIN doc_sets s USING (docset_id) WHERE m.docset_id = ? ORDER BY m.tool",
+            [docset_id],
+        )
+        if not rows:
+            raise KeyError(f"no doc set {docset_id!r} in {self.path}")
+        return DocSet([ToolDoc.model_validate_json(r[0]) for r in rows], name=rows[0][1] or "")
+
+    def existing_episodes(self, episode_ids: Sequence[str]) -> set[str]:
+        if not episode_ids:
+            return set()
+        rows = self.rows(
+            "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+            [list(episode_ids)],
+        )
+        return {r[0] for r in rows}
+
+    def llm_cache_get(self, key: str) -> dict[str, Any] | None:
+        rows = self.rows("SELECT response FROM llm_cache WHERE key = ?", [key])
+        return json.loads(rows[0][0]) if rows else None
 
 
 def run_episodes(store: Store, run_id: str, task_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:

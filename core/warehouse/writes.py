@@ -8,6 +8,7 @@ are enforced in one place.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
 from core.warehouse.records import Episode, Event, content_hash, event_row, now
+from core.warehouse.rows import Row
 from core.warehouse.store import Store, insert_rows
 
 _VERSIONED = (
@@ -31,16 +33,22 @@ _VERSIONED = (
 )
 
 
-def package_versions() -> dict[str, str]:
-    out = {}
+@functools.cache
+def _versions() -> tuple[tuple[str, str], ...]:
+    out = []
     for name in _VERSIONED:
         try:
-            out[name] = metadata.version(name)
+            out.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
             continue
-    return out
+    return tuple(out)
 
 
+def package_versions() -> dict[str, str]:
+    return dict(_versions())
+
+
+@functools.cache
 def git_revision() -> str | None:
     try:
         res = subprocess.run(
@@ -65,7 +73,7 @@ def _doc_tokens(doc: ToolDoc) -> int | None:
 
 
 class Writes(Store):
-    """The warehouse with its typed operations."""
+    """The warehouse's typed write operations (the one write path); reads are in `core.warehouse.reads`."""
 
     # ------------------------------------------------------------------ catalogue
     def register_benchmark(self, name: str, info: Mapping[str, Any] | None = None) -> None:
@@ -135,22 +143,6 @@ class Writes(Store):
             )
         return sid
 
-    def load_doc(self, doc_id: str) -> ToolDoc:
-        row = self.rows("SELECT doc FROM doc_versions WHERE doc_id = ?", [doc_id])
-        if not row:
-            raise KeyError(f"no doc version {doc_id!r} in {self.path}")
-        return ToolDoc.model_validate_json(row[0][0])
-
-    def load_docset(self, docset_id: str) -> DocSet:
-        rows = self.rows(
-            "SELECT v.doc, s.name FROM doc_set_members m JOIN doc_versions v USING (doc_id) "
-            "JOIN doc_sets s USING (docset_id) WHERE m.docset_id = ? ORDER BY m.tool",
-            [docset_id],
-        )
-        if not rows:
-            raise KeyError(f"no doc set {docset_id!r} in {self.path}")
-        return DocSet([ToolDoc.model_validate_json(r[0]) for r in rows], name=rows[0][1] or "")
-
     def register_tasks(self, benchmark: str, tasks: Iterable[Any]) -> int:
         rows = []
         for t in tasks:
@@ -199,6 +191,7 @@ class Writes(Store):
         resume rather than start over.
         """
         rid = run_id or content_hash("run", kind, dict(config))
+        versions, revision = json.dumps(package_versions()), git_revision()  # outside the write lease
         with self.transaction() as con:
             insert_rows(
                 con,
@@ -210,8 +203,8 @@ class Writes(Store):
                         "name": name,
                         "benchmark": benchmark,
                         "config": json.dumps(config, sort_keys=True, default=str),
-                        "versions": json.dumps(package_versions()),
-                        "git_rev": git_revision(),
+                        "versions": versions,
+                        "git_rev": revision,
                         "parent_run": parent_run,
                         "created_at": now(),
                     }
@@ -272,20 +265,6 @@ class Writes(Store):
     def link_episodes(self, run_id: str, episode_ids: Iterable[str]) -> None:
         self.insert("run_episodes", [{"run_id": run_id, "episode_id": e} for e in episode_ids])
 
-    def existing_episodes(self, episode_ids: Sequence[str]) -> set[str]:
-        if not episode_ids:
-            return set()
-        rows = self.rows(
-            "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
-            [list(episode_ids)],
-        )
-        return {r[0] for r in rows}
-
-    # ------------------------------------------------------------------ LLM cache and accounting
-    def llm_cache_get(self, key: str) -> dict[str, Any] | None:
-        rows = self.rows("SELECT response FROM llm_cache WHERE key = ?", [key])
-        return json.loads(rows[0][0]) if rows else None
-
     def llm_cache_put(self, row: Mapping[str, Any]) -> None:
         data = dict(row)
         data.setdefault("created_at", now())
@@ -296,6 +275,29 @@ class Writes(Store):
 
     def record_llm_calls(self, rows: Iterable[Mapping[str, Any]]) -> int:
         return self.insert("llm_calls", [dict(r) for r in rows])
+
+    # ------------------------------------------------------------------ typed rows (core.warehouse.rows)
+    def record(self, rows: Sequence[Row] | Iterable[Row]) -> int:
+        """Write typed rows, several tables atomically; rows whose key exists are kept as they are."""
+        by_table: dict[type[Row], dict[str, dict[str, Any]]] = {}
+        for r in rows:
+            values = r.values()
+            # an identical row twice in one batch is one row
+            key = json.dumps(values, sort_keys=True, default=str)
+            by_table.setdefault(type(r), {}).setdefault(key, values)
+        if not by_table:
+            return 0
+        with self.transaction() as con:
+            return sum(
+                insert_rows(
+                    con,
+                    kind.TABLE,
+                    list(unique.values()),
+                    ignore_existing=not kind.KEEP_DUPLICATES,
+                    list_columns=kind.LISTS,
+                )
+                for kind, unique in by_table.items()
+            )
 
     # ------------------------------------------------------------------ bench/ measurements
     def record_bench_results(
