@@ -41,7 +41,7 @@ from core.llm.weights import LocalModelUnavailable
 
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
-GRAMMAR_VERSION = "g4"
+GRAMMAR_VERSION = "g5"  # g5: own sampler (lazy grammar check)
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
@@ -173,7 +173,7 @@ def _state_cache_bytes() -> int:
 
 
 class _Runtime:
-    """One loaded model, its chat formatter, compiled grammars and state cache (one per process)."""
+    """One loaded model, its chat formatter and state cache (one per process and model)."""
 
     def __init__(self, name: str) -> None:
         from llama_cpp import Llama
@@ -202,7 +202,6 @@ class _Runtime:
         bos = self.llm.detokenize([self.llm.token_bos()], special=True).decode("utf-8", "ignore")
         self.formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
         self.stop = sorted({eos, "<|im_end|>"} - {""})
-        self.grammars: dict[str, Any] = {}
         self.states = StateCache(self.llm, _state_cache_bytes())
         self.lock = threading.Lock()
         # Free the model while the interpreter is still whole; left to garbage
@@ -225,19 +224,9 @@ class _Runtime:
     def close(self) -> None:
         with self.lock:
             llm, self.llm = getattr(self, "llm", None), None
-            self.grammars.clear()
             self.states.clear()
         if llm is not None:
             llm.close()
-
-    def grammar(self, text: str) -> Any:
-        from llama_cpp import LlamaGrammar
-
-        if text not in self.grammars:
-            if len(self.grammars) > 64:
-                self.grammars.clear()
-            self.grammars[text] = LlamaGrammar.from_string(text, verbose=False)
-        return self.grammars[text]
 
     def prompt(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -249,18 +238,26 @@ class _Runtime:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def generate(self, prompt: str, *, grammar: str | None, **sampling: Any) -> dict[str, Any]:
+        """One completion of `prompt` (see `core.llm.sampling`), under the model's lock.
+
+        The state cache first restores the kept state closest to this prompt;
+        only the tokens after the held prefix are evaluated.
+        DOCSCHISEL_LOCAL_FRESH_CONTEXT=1 forces a cold start (for measurements).
+        """
+        from core.llm.sampling import Sampling, generate
+
+        knobs = {k: v for k, v in sampling.items() if k in Sampling.__dataclass_fields__}
+        knobs["stop"] = tuple(sampling.get("stop") or ())
+        spec = Sampling(**knobs)
         with self.lock:
-            # llama-cpp-python re-evaluates only the part of the prompt that differs
-            # from the tokens it holds; the state cache first restores the kept state
-            # closest to this prompt. DOCSCHISEL_LOCAL_FRESH_CONTEXT=1 forces a cold start.
-            if os.environ.get("DOCSCHISEL_LOCAL_FRESH_CONTEXT") == "1":
+            tokens = self.tokens(prompt)
+            fresh = os.environ.get("DOCSCHISEL_LOCAL_FRESH_CONTEXT") == "1"
+            if fresh:
                 self.llm.reset()
             else:
-                self.states.restore_best(self.tokens(prompt))
-            out = self.llm.create_completion(
-                prompt, grammar=self.grammar(grammar) if grammar else None, **sampling
-            )
-            if os.environ.get("DOCSCHISEL_LOCAL_FRESH_CONTEXT") != "1":
+                self.states.restore_best(tokens)
+            out = generate(self.llm, tokens, grammar, spec)
+            if not fresh:
                 self.states.save()
             return out
 
