@@ -10,11 +10,15 @@ tools and expansions are content-hashed), so re-running a step after a crash
 or Ctrl-C finishes only what is missing. Steps can run side by side in two
 shells (one core each: the local model runs one llama.cpp thread per process).
 
-Sizes were chosen to finish on a 2-core machine with the offline SmolLM2-135M
-(about 7 s per API-Bank episode and 10–20 s per WorkBench episode): API-Bank
-is evaluated as upstream does, on the first API call of each dialogue, hence
-`--max-steps 1` there; WorkBench tasks need a search before the action, hence
-`--max-steps 4`.
+Sizes are planned for this 2-core machine: per step, the planned episode
+count and the expected hours (one local-model process per core, one llama.cpp
+thread each; measured seconds per episode from the backbone table in
+docs/RESULTS.md: SmolLM2 ~3 s, Qwen 0.5B ~7 s, Qwen 1.5B ~12 s per API-Bank
+episode; WorkBench episodes take up to four calls). API-Bank is evaluated as
+upstream does, on the first API call of each dialogue, hence `--max-steps 1`
+there; WorkBench tasks need a lookup before the action, hence `--max-steps 4`.
+Steps without a model name use the project default (Qwen2.5-Coder-0.5B as the
+target agent, 1.5B as the optimizer model).
 """
 
 from __future__ import annotations
@@ -26,51 +30,76 @@ import sys
 import time
 
 API_BANK_DOMAINS = "finance,health,information,smart_home"
+Q05, Q15, SMOL = "local/qwen2.5-coder-0.5b", "local/qwen2.5-coder-1.5b", "local/smollm2-135m"
 
-STEPS: dict[str, list[str]] = {
-    # the original-docs baseline table (both paradigms, every domain)
-    "baseline": ["python bench/baseline_local.py --warehouse data/baseline.duckdb"],
+
+def _study(model: str, cell: str, limit: int, repeats: int) -> str:
+    steps = 1 if cell.startswith("api-bank") else 4
+    return (
+        f"python bench/field_study.py --agent react --model {model} --cells {cell} --max-steps {steps} "
+        f"--limit {limit} --repeats {repeats} --warehouse data/study-backbones.duckdb"
+    )
+
+
+# step -> (planned episodes, expected hours on 2 cores, commands)
+PLAN: dict[str, tuple[int, float, list[str]]] = {
+    # speed, memory and API-Bank level-1 accuracy of every installed local model (195 samples each)
+    "backbones": (585, 1.3, ["python bench/local_model.py --warehouse data/bench-local.duckdb"]),
+    # the original-docs baseline table: every domain, both paradigms, the default backbone
+    # (API-Bank: the whole test split, 78 tasks; WorkBench: 20 tasks per domain)
+    "baseline": (
+        396,
+        2.5,
+        ["python bench/baseline_local.py --limit-workbench 20 --warehouse data/baseline.duckdb"],
+    ),
+    # field impact by backbone (Fig. 1's backbone panel): ReAct, 12 test tasks x 3 repeats per cell,
+    # ~16 doc sets (original + one variant per applicable field) -> ~576 episodes per cell
+    "study-backbones": (
+        2880,
+        5.5,
+        [
+            _study(Q05, "api-bank:finance", 12, 3),
+            _study(SMOL, "api-bank:finance", 12, 3),
+            _study(Q15, "api-bank:finance", 12, 3),
+            _study(SMOL, "workbench:analytics", 12, 3),
+            _study(Q05, "workbench:analytics", 12, 3),
+        ],
+    ),
     # Tool-REX expansion (rules-only judge, then the local LLM judge) and retrieval with the ablation
-    "retrieval": [
-        "expand --benchmark api-bank --judge-model none -q",
-        "expand --benchmark workbench --judge-model none -q",
-        "retrieval eval --benchmark api-bank,workbench --docs original",
-        "retrieval eval --benchmark api-bank,workbench --docs expanded --ablation",
-        "expand --benchmark api-bank --judge-model local/smollm2-135m -q",
-        "expand --benchmark workbench --judge-model local/smollm2-135m -q",
-        "retrieval eval --benchmark api-bank,workbench --docs expanded --ablation",
-    ],
+    "retrieval": (
+        0,
+        1.0,
+        [
+            "expand --benchmark api-bank --judge-model none -q",
+            "expand --benchmark workbench --judge-model none -q",
+            "retrieval eval --benchmark api-bank,workbench --docs original",
+            "retrieval eval --benchmark api-bank,workbench --docs expanded --ablation",
+            f"expand --benchmark api-bank --judge-model {Q15} -q",
+            f"expand --benchmark workbench --judge-model {Q15} -q",
+            "retrieval eval --benchmark api-bank,workbench --docs expanded --ablation",
+        ],
+    ),
     # OG / EasyTool / DRAFT / DocsChisel on API-Bank level-1, one tool per domain
-    "compare-api-bank": [
-        f"compare --benchmark api-bank --domain {API_BANK_DOMAINS} --limit-tools 1 --iterations 3 "
-        "--max-steps 1 --opt-runs 3 --eval-runs 5 --limit 0 --curve-eval-runs 1"
-    ],
+    "compare-api-bank": (
+        1600,
+        3.0,
+        [
+            f"compare --benchmark api-bank --domain {API_BANK_DOMAINS} --limit-tools 1 --iterations 3 "
+            "--max-steps 1 --opt-runs 3 --eval-runs 5 --limit 0 --curve-eval-runs 1"
+        ],
+    ),
     # the same four methods on WorkBench calendar (delete_event, the tool with the most tasks)
-    "compare-workbench": [
-        "compare --benchmark workbench --domain calendar --limit-tools 1 --iterations 2 --max-steps 4 "
-        "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 5 --limit 8 --no-memory-ablation "
-        "--curve-eval-runs 0"
-    ],
-    # the field-impact study: one API-Bank and two WorkBench domains, both paradigms (in this order;
-    # the results document shows the cells stored so far)
-    "study": [
-        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 4 "
-        "--repeats 2 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 4 "
-        "--repeats 2 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent react --cells workbench:calendar,workbench:email --limit 4 "
-        "--repeats 2 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent multi --cells workbench:calendar,workbench:email --limit 4 "
-        "--repeats 2 --warehouse data/study.duckdb",
-        # larger samples of some cells (each reuses the smaller study's episodes; results show the larger)
-        "python bench/field_study.py --agent react --cells api-bank:finance --max-steps 1 --limit 12 "
-        "--repeats 3 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent multi --cells api-bank:finance --max-steps 1 --limit 12 "
-        "--repeats 3 --warehouse data/study.duckdb",
-        "python bench/field_study.py --agent react --cells workbench:calendar --limit 8 --repeats 3 "
-        "--warehouse data/study.duckdb",
-    ],
+    "compare-workbench": (
+        700,
+        4.0,
+        [
+            "compare --benchmark workbench --domain calendar --limit-tools 1 --iterations 2 --max-steps 4 "
+            "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 5 --limit 8 --no-memory-ablation "
+            "--curve-eval-runs 0"
+        ],
+    ),
 }
+STEPS: dict[str, list[str]] = {k: v[2] for k, v in PLAN.items()}
 WAREHOUSE = {
     "retrieval": "data/retrieval.duckdb",
     "compare-api-bank": "data/chisel.duckdb",
@@ -97,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.list or not args.steps:
         for step in STEPS:
-            print(f"{step}:")
+            episodes, hours = PLAN[step][:2]
+            print(f"{step}: ~{episodes} episodes, ~{hours:g} h on 2 cores")
             for line, cmd in zip(STEPS[step], commands(step), strict=True):
                 print(
                     "   ", line if line.startswith("python") else f"docschisel {line} --warehouse {cmd[-1]}"

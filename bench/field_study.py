@@ -6,8 +6,8 @@ Usage (resumable; re-running skips every finished episode):
     DOCSCHISEL_LOCAL_THREADS=1 nohup python bench/field_study.py --agent multi > data/study-multi.log 2>&1 &
     docschisel study show --warehouse data/study.duckdb --format markdown
 
-Sizing: the offline SmolLM2-135M takes from ~1 s to over a minute per call
-on the 2 shared cores depending on the load, so each cell measures a seeded
+Sizing: a local-model call takes a few seconds on the 2 shared cores (see the
+backbone table in docs/RESULTS.md), so each cell measures a seeded
 sample of `--limit` test tasks with `--repeats` sampled repeats (T = 0.7, seed
 0 + r) and at most `--max-steps` agent steps; the supplemented fields come from
 the opt part of the same split. Cells run in the order given, each complete
@@ -26,7 +26,7 @@ CELLS = (("api-bank", "finance"), ("workbench", "calendar"), ("workbench", "emai
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--agent", default="react", choices=["react", "multi"])
-    ap.add_argument("--model", default="local/smollm2-135m")
+    ap.add_argument("--model", default=None, help="backbone (default: the project's default target model)")
     ap.add_argument("--cells", default=",".join(f"{b}:{d}" for b, d in CELLS), help="benchmark:domain,...")
     ap.add_argument("--limit", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=2)
@@ -43,10 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     wh = Warehouse(args.warehouse)
     for cell in args.cells.split(","):
         bench_name, domain = cell.split(":")
+        from core.llm import default_model
+
         spec = StudySpec(
             benchmark=bench_name,
             domain=domain,
-            model=args.model,
+            model=args.model or default_model(),
             paradigm=args.agent,
             repeats=args.repeats,
             limit=args.limit,
