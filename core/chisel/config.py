@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from core.agents.base import AgentConfig
@@ -50,6 +50,17 @@ class OptimizeConfig:
             raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
         if self.engine not in ("auto", "evidence", "llm"):
             raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
+
+    @classmethod
+    def like(cls, settings: Any, **overrides: Any) -> OptimizeConfig:
+        """A config taking every setting `settings` has under the same name (e.g. a CompareSpec).
+
+        Settings are matched by name, so a new optimizer setting reaches every
+        caller that carries it without being copied by hand in each of them.
+        """
+        names = {f.name for f in fields(cls)}
+        taken = {n: getattr(settings, n) for n in names if hasattr(settings, n) and n not in overrides}
+        return cls(**taken, **overrides)
 
     def key(self, benchmark_key: str, engine: str, optimizer_model: str) -> dict[str, Any]:
         d = asdict(self)

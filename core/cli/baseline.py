@@ -6,12 +6,12 @@ import json
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
 
 
 @click.command(context_settings={"show_default": True})
 @click.argument("method", type=click.Choice(["easytool", "draft"]))
-@click.option("--benchmark", "-b", default="workbench")
+@benchmark_option
 @click.option(
     "--domain", "-d", "domains", default="", help="Only the tools of these domains (comma-separated)."
 )

@@ -21,6 +21,12 @@ data_dir_option = click.option(
     help="Benchmark data directory (default: $DOCSCHISEL_DATA_DIR or ../shared/benchmarks).",
 )
 
+BENCHMARK_HELP = "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder."
+benchmark_option = click.option("--benchmark", "-b", default="api-bank", help=BENCHMARK_HELP)
+benchmarks_option = click.option(
+    "--benchmark", "-b", "benchmarks", default="api-bank", help="Comma-separated: " + BENCHMARK_HELP
+)
+
 
 _TARGET_AGENT = (
     click.option(

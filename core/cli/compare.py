@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from core.cli.common import (
+    benchmark_option,
     data_dir_option,
     open_warehouse,
     split_csv,
@@ -30,9 +31,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 
 
 @click.group(invoke_without_command=True, context_settings={"show_default": True})
-@click.option(
-    "--benchmark", "-b", default="api-bank", help="workbench | api-bank | path to a benchmark folder."
-)
+@benchmark_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
 @click.option(
     "--methods", default="og,et,drt,dc", callback=_methods, help="Methods to compare: og, et, drt, dc."

@@ -7,7 +7,7 @@ import random
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
 
 
 def sample_tasks(tasks: list, limit: int | None, seed: int) -> list:
@@ -32,12 +32,7 @@ def job_hooks(warehouse):
 
 
 @click.command(context_settings={"show_default": True})
-@click.option(
-    "--benchmark",
-    "-b",
-    default="api-bank",
-    help="workbench | workbench-all | api-bank | path to a benchmark folder.",
-)
+@benchmark_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated domains (default: all).")
 @click.option("--tools", "tools", default="", help="Only tasks whose ground truth uses one of these tools.")
 @click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react")

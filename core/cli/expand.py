@@ -11,17 +11,11 @@ from __future__ import annotations
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import benchmarks_option, data_dir_option, open_warehouse, split_csv, warehouse_option
 
 
 @click.command(context_settings={"show_default": True})
-@click.option(
-    "--benchmark",
-    "-b",
-    "benchmarks",
-    default="api-bank",
-    help="Comma-separated: workbench, api-bank, or a folder.",
-)
+@benchmarks_option
 @click.option(
     "--model",
     "-m",

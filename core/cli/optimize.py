@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from core.cli.common import (
+    benchmark_option,
     data_dir_option,
     open_warehouse,
     split_csv,
@@ -14,12 +15,7 @@ from core.cli.common import (
 
 
 @click.command(context_settings={"show_default": True})
-@click.option(
-    "--benchmark",
-    "-b",
-    default="api-bank",
-    help="workbench | workbench-all | api-bank | path to a benchmark folder.",
-)
+@benchmark_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
 @click.option("--tools", "tools", default="", help="Only optimize these tools (comma-separated).")
 @click.option(

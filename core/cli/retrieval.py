@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import benchmarks_option, data_dir_option, open_warehouse, split_csv, warehouse_option
 
 
 @click.group()
@@ -20,7 +20,7 @@ def command() -> None:
 
 
 @command.command("eval", context_settings={"show_default": True})
-@click.option("--benchmark", "-b", "benchmarks", default="api-bank", help="Comma-separated benchmarks.")
+@benchmarks_option
 @click.option(
     "--docs",
     default="original",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from core.cli.common import data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
 
 
 @click.group()
@@ -13,7 +13,7 @@ def command() -> None:
 
 
 @command.command("fields", context_settings={"show_default": True})
-@click.option("--benchmark", "-b", default="workbench", help="workbench | api-bank | a benchmark folder.")
+@benchmark_option
 @click.option("--domain", "-d", "domains", required=True, help="Domain(s), comma-separated; one study each.")
 @click.option(
     "--model",

@@ -198,22 +198,7 @@ class Harness:
 
         spec, out = self.spec, []
         for s in range(spec.opt_runs):
-            config = OptimizeConfig(
-                benchmark=spec.benchmark,
-                domains=spec.domains,
-                limit_tools=spec.limit_tools,
-                agent=spec.agent,
-                iterations=spec.iterations,
-                memory=memory,
-                engine=spec.engine,
-                optimizer_model=optimizer_model,
-                seed=s,
-                split_seed=spec.split_seed,
-                max_opt_tasks=spec.max_opt_tasks,
-                max_val_tasks=spec.max_val_tasks,
-                max_traces=spec.max_traces,
-                selection=spec.selection,
-            )
+            config = OptimizeConfig.like(spec, memory=memory, optimizer_model=optimizer_model, seed=s)
             result = Optimizer(
                 self.wh,
                 config,
