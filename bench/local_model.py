@@ -287,6 +287,8 @@ def measure_one(name: str, args: argparse.Namespace) -> dict:
 
     if args.apibank != 0:
         fig.update(apibank_accuracy(name, args))
+    if args.style_probe and spec.style == "json" and spec.name != "smollm2-135m":
+        fig.update(style_probe(name, args))
     fig["peak_rss_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, {})
     fig["state_cache_mb"] = (rt.states.size / 2**20, {"restores": rt.states.stats.restores})
     return out
@@ -336,6 +338,32 @@ def apibank_accuracy(name: str, args: argparse.Namespace) -> dict:
     }
 
 
+def style_probe(name: str, args: argparse.Namespace) -> dict:
+    """Right calls with Qwen's own tool format (`DOCSCHISEL_LOCAL_STYLE=qwen`) vs the default, same samples."""
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import get_benchmark
+    from core.cli.evaluate import sample_tasks
+    from core.config import data_dir
+    from core.runner import RunPlan, run
+    from core.warehouse import Warehouse
+
+    bench = get_benchmark("api-bank-upstream", data_dir())
+    tasks = sample_tasks(bench.tasks(), args.style_probe, seed=1)
+    config = AgentConfig(model=f"local/{name}", max_steps=1, time_limit_s=600, max_tokens=256)
+    out = {}
+    for style in ("json", "qwen"):
+        os.environ["DOCSCHISEL_LOCAL_STYLE"] = style
+        # episode ids do not depend on the style: each style gets its own warehouse
+        path = Path(args.warehouse).with_name(f"bench-local-style-{style}.duckdb")
+        res = run(
+            Warehouse(path), RunPlan(bench, bench.original_docs(), config, tasks, repeats=1), concurrency=1
+        )
+        out[f"style_{style}_right_call"] = (res.metrics.ts, {"n": res.metrics.n, "warehouse": str(path)})
+        out[f"style_{style}_right_api"] = (res.metrics.tc, {"n": res.metrics.n})
+    os.environ.pop("DOCSCHISEL_LOCAL_STYLE", None)
+    return out
+
+
 def host_info() -> dict:
     info = {"cores": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]}
     try:
@@ -357,6 +385,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-apibank", dest="apibank", action="store_const", const=0)
     ap.add_argument("--skip-assembly", action="store_true", help="do not time the assembly of part packages")
+    ap.add_argument(
+        "--style-probe",
+        type=int,
+        default=30,
+        help="API-Bank samples for the tool-format comparison (0: skip)",
+    )
     ap.add_argument("--warehouse", default="data/bench-local.duckdb")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one model in this process
     args = ap.parse_args(argv)
@@ -372,9 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in args.models.split(",") if n] or [
         m.name for m in weights.MODELS.values() if weights.installed(m)
     ]
-    passthrough = [f"--apibank={args.apibank}", f"--warehouse={args.warehouse}"] + (
-        ["--skip-assembly"] if args.skip_assembly else []
-    )
+    passthrough = [
+        f"--apibank={args.apibank}",
+        f"--warehouse={args.warehouse}",
+        f"--style-probe={args.style_probe}",
+    ] + (["--skip-assembly"] if args.skip_assembly else [])
     results = []
     for name in names:
         print(f"== local/{name}", flush=True)

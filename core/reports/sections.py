@@ -38,6 +38,8 @@ LOCAL_METRICS = [
     ("apibank_right_call", "API-Bank L1: right call %", 100),
     ("apibank_usable_right_call", "usable samples: right call %", 100),
     ("apibank_s_per_call", "API-Bank s / call", 1),
+    ("style_json_right_call", "30 samples, JSON replies: right call %", 100),
+    ("style_qwen_right_call", "30 samples, Qwen <tool_call> format: right call %", 100),
 ]
 
 
