@@ -5,7 +5,7 @@
 Targets (issue 7): the Traces page's filter query under 300 ms, each page
 rendered (AppTest, through app.py's router) under 2 s. The synthetic rows are
 generated with DuckDB SQL straight into the file (the fast way to make a
-million events); the small sample study (core.ui.sample) is seeded first so
+million events); the sample warehouse made by the real producers (core.sample) is built first so
 every page has its diagnoses, candidates and field-impact rows too.
 """
 
@@ -25,11 +25,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import duckdb  # noqa: E402
 import streamlit.logger  # noqa: E402
 
-from core.ui.sample import seeded_copy  # noqa: E402
+from core.sample import seeded_copy  # noqa: E402
 from core.warehouse import Warehouse  # noqa: E402
 from core.warehouse.store import close_all  # noqa: E402
 
-DOMAINS = ["email", "calendar", "analytics", "crm", "project", "finance", "health", "travel"]
+DOMAINS = ["shop", "calendar", "analytics", "crm", "project", "finance", "health", "travel"]
 MODELS = ["gpt-4-0125-preview", "claude-2", "local/smollm2-135m", "mixtral-8x7b", "llama-2-70b"]
 WORDS = [
     "budget",
@@ -139,7 +139,7 @@ def bench_queries(wh: Warehouse) -> list[tuple[str, float, float]]:
 
     cases = {
         "no filter": q.TraceFilter(),
-        "domain + failed": q.TraceFilter(domain="email", outcome="failed"),
+        "domain + failed": q.TraceFilter(domain="shop", outcome="failed"),
         "model + split + failure class": q.TraceFilter(
             model="claude-2", split="test", failure="tool_exception"
         ),
@@ -153,7 +153,7 @@ def bench_queries(wh: Warehouse) -> list[tuple[str, float, float]]:
         offset = 50_000 if "deep" in name else 0
         first, med = timed(lambda f=f, o=offset: q.trace_page.raw(wh, f, o, 25))
         out.append((f"filter: {name}", first, med))
-    f = q.TraceFilter(domain="email", outcome="failed")
+    f = q.TraceFilter(domain="shop", outcome="failed")
     _, page = q.trace_page.raw(wh, f, 0, 25)
     ep = page["episode_id"].iloc[10]
     out.append(("position of a trace (prev/next)", *timed(lambda: q.trace_position.raw(wh, f, ep))))

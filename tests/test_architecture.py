@@ -38,7 +38,8 @@ LAYERS: dict[str, int] = {
     "core.reports": 9,
     "core.jobs": 9,
     "core.ui": 10,
-    "core.cli": 11,
+    "core.sample": 11,
+    "core.cli": 12,
 }
 
 

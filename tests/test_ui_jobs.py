@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from core import jobs
-from core.ui.sample import seeded_copy
+from core.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
 from core.ui.views.jobs import eval_argv
 from core.warehouse import Warehouse
@@ -14,11 +14,11 @@ from core.warehouse import Warehouse
 
 def test_start_finish_and_cancel_jobs_from_the_page(tmp_path: Path) -> None:
     path = tmp_path / "wh.duckdb"
-    seeded_copy(path)
+    ids = seeded_copy(path)
     wh = Warehouse(path)
     at = show(open_app(path), "jobs")
     assert not problems(at)
-    assert any("sample-job" in c.value for c in at.caption)  # the job log is listed, newest first
+    assert any(ids["job_id"] in c.value for c in at.caption)  # the job log is listed, newest first
 
     at.slider(key="selftest_steps").set_value(5)
     at.button(key="start_selftest").click().run()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.sample import seeded_copy
 from core.ui.components import PAGE_FILES
-from core.ui.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
 
 EXPECTED = {

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from core.docs import Param, ToolDoc, diff
+from core.sample import seeded_copy
 from core.ui import actions, docedit
-from core.ui.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
 from core.warehouse import Warehouse
 
-TOOL = "email.send_email"
+TOOL = "shop.order"
 
 
 @pytest.fixture
@@ -103,9 +103,7 @@ def test_export_registers_the_approved_set(seeded: Path) -> None:
     approved = at.selectbox(key="rv_b").value
     at.button(key="approve").click().run()
     at.selectbox(key="export_base").set_value(
-        wh.scalar(
-            "SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'workbench-sample'"
-        )
+        wh.scalar("SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'sample-shop'")
     ).run()
     at.text_input(key="export_name").set_value("reviewed v1").run()
     at.button(key="register_docset").click().run()

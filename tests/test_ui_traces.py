@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from core.sample import seeded_copy
 from core.ui.callmatch import match_calls
 from core.ui.queries import traces as q
-from core.ui.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
 from core.warehouse import Warehouse
 
@@ -27,13 +27,13 @@ def _position_text(at) -> str:  # noqa: ANN001
 def test_filters_persist_while_stepping(seeded: Path) -> None:
     at = show(open_app(seeded), "traces")
     assert not problems(at)
-    at.selectbox(key="tr_domain").set_value("email").run()
+    at.selectbox(key="tr_domain").set_value("shop").run()
     at.segmented_control(key="tr_outcome").set_value("failed").run()
     assert not problems(at)
     wh = Warehouse(seeded)
-    expected = wh.scalar("SELECT count(*) FROM episodes WHERE domain = 'email' AND NOT success")
+    expected = wh.scalar("SELECT count(*) FROM episodes WHERE domain = 'shop' AND NOT success")
     assert any(f"{expected:,} traces match" in c.value for c in at.caption)
-    assert at.query_params["domain"] == "email" and at.query_params["outcome"] == "failed"
+    assert at.query_params["domain"] == "shop" and at.query_params["outcome"] == "failed"
     first = at.query_params["episode"]
     assert _position_text(at) == f"**Trace 1 of {expected:,}**"
     at.button(key="next_trace").click().run()
@@ -43,10 +43,10 @@ def test_filters_persist_while_stepping(seeded: Path) -> None:
     at.button(key="prev_trace").click().run()
     assert at.query_params["episode"] == second
     # the filters did not move
-    assert at.selectbox(key="tr_domain").value == "email"
+    assert at.selectbox(key="tr_domain").value == "shop"
     assert at.segmented_control(key="tr_outcome").value == "failed"
     ep = wh.rows("SELECT domain, success FROM episodes WHERE episode_id = ?", [second])[0]
-    assert ep == ("email", False)
+    assert ep == ("shop", False)
 
 
 def test_search_of_task_queries(seeded: Path) -> None:
@@ -82,19 +82,17 @@ def test_unknown_episode_is_reported(seeded: Path) -> None:
 
 def test_filter_queries_combine(seeded: Path) -> None:
     wh = Warehouse(seeded)
-    f = q.TraceFilter(
-        benchmark="workbench-sample", tool="email.send_email", outcome="succeeded", split="test"
-    )
+    f = q.TraceFilter(benchmark="sample-shop", tool="shop.order", outcome="succeeded", split="test")
     total, df = q.trace_page.raw(wh, f, 0, 500)
     want = wh.scalar(
-        "SELECT count(*) FROM episodes WHERE benchmark = 'workbench-sample' AND success AND split = 'test' "
-        "AND task_id IN (SELECT task_id FROM tasks WHERE list_contains(tools, 'email.send_email'))"
+        "SELECT count(*) FROM episodes WHERE benchmark = 'sample-shop' AND success AND split = 'test' "
+        "AND task_id IN (SELECT task_id FROM tasks WHERE list_contains(tools, 'shop.order'))"
     )
     assert total == want == len(df) and total > 0
     pos = q.trace_position.raw(wh, f, df["episode_id"].iloc[3])
     assert pos == 3 and q.trace_at.raw(wh, f, 3) == df["episode_id"].iloc[3]
     opts = q.filter_options.raw(wh)
-    assert "email.send_email" in opts["tool"] and "failed" not in opts["failure"]
+    assert "shop.order" in opts["tool"] and "failed" not in opts["failure"]
 
 
 def test_match_calls_marks_each_kind_of_mismatch() -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from core.ui.sample import seeded_copy
+from core.sample import seeded_copy
 from core.warehouse import Warehouse
 from core.warehouse.store import close_all
 
@@ -196,11 +196,11 @@ def _at(pg, position: int, total: int) -> None:  # noqa: ANN001
 def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
     base, path = server
     visit(page, base, "traces", "Traces")
-    _choose(page, "Domain", "email")
+    _choose(page, "Domain", "shop")
     page.get_by_test_id("stButtonGroup").get_by_text("Failed", exact=True).click()
     settle(page)
-    assert "domain=email" in page.url and "outcome=failed" in page.url
-    n = Warehouse(path).scalar("SELECT count(*) FROM episodes WHERE domain = 'email' AND NOT success")
+    assert "domain=shop" in page.url and "outcome=failed" in page.url
+    n = Warehouse(path).scalar("SELECT count(*) FROM episodes WHERE domain = 'shop' AND NOT success")
     page.get_by_text(f"{n:,} traces match").wait_for()
     _at(page, 1, n)
     first = page.url
@@ -216,7 +216,7 @@ def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
     page.mouse.click(box["x"] + 12, box["y"] + 35 * 3 + 18)
     settle(page)
     _at(page, 3, n)
-    assert "episode=" in page.url and "domain=email" in page.url
+    assert "episode=" in page.url and "domain=shop" in page.url
     page.get_by_role("heading", name="Ground truth").wait_for()
     # a reload (or the link sent to a colleague) shows the same filtered trace
     url = page.url
@@ -231,7 +231,8 @@ def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
 def test_a_point_of_a_box_plot_opens_its_traces(server, page) -> None:  # noqa: ANN001
     base, _ = server
     visit(page, base, "compare", "Compare methods")
-    points = page.get_by_test_id("stPlotlyChart").first.locator("g.points path.point")
+    boxes = page.get_by_test_id("stPlotlyChart").filter(has=page.locator("g.trace.boxes"))
+    points = boxes.first.locator("g.points path.point")
     points.first.wait_for(state="attached")
     assert points.count() > 4
     points.last.click(force=True)
@@ -243,13 +244,13 @@ def test_a_point_of_a_box_plot_opens_its_traces(server, page) -> None:  # noqa: 
 
 def test_approve_a_candidate_doc(server, page) -> None:  # noqa: ANN001
     base, path = server
-    visit(page, base, "doc_review?tool=email.send_email", "Doc review")
+    visit(page, base, "doc_review?tool=shop.order", "Doc review")
     page.get_by_text("Field-level diff").wait_for()
     page.get_by_label("Reason (kept in the audit trail)").fill("clearer parameter descriptions")
     page.get_by_role("button", name="Approve").click()
     settle(page)
     rows = Warehouse(path).rows("SELECT tool, action, reason FROM approvals WHERE action = 'approve'")
-    assert ("email.send_email", "approve", "clearer parameter descriptions") in rows
+    assert ("shop.order", "approve", "clearer parameter descriptions") in rows
     page.get_by_role("tab", name="Audit trail").click()
     page.get_by_text("clearer parameter descriptions").first.wait_for(state="attached")
     shoot(page, "04b-doc-approved")
