@@ -109,6 +109,7 @@ def run(
     bench_name = plan.benchmark.name
     warehouse.register_benchmark(bench_name)
     warehouse.register_docset(plan.docset, benchmark=bench_name, origin=plan.docset.name or "docset")
+    _register_tools(warehouse, plan.benchmark)
     warehouse.register_tasks(bench_name, plan.tasks)
     warehouse.register_agent_config(plan.config.to_json())
     run_id = warehouse.start_run(
@@ -203,6 +204,31 @@ def run(
         was_cancelled,
         metrics,
     )
+
+
+def _register_tools(warehouse: Warehouse, bench: Benchmark) -> None:
+    """The benchmark's tools with their home domain and original doc (idempotent)."""
+    from collections import Counter
+
+    from core.warehouse.rows import ToolRow
+
+    original = bench.original_docs()
+    hook = getattr(bench, "tool_domain", None)
+    counts: dict[str, Counter] = {}
+    for t in bench.tasks():
+        for tool in t.tools:
+            counts.setdefault(tool, Counter())[t.domain] += 1
+    rows = []
+    for tool in bench.tool_names():
+        if tool not in original:
+            continue
+        domain = hook(tool) if callable(hook) else None
+        if domain is None and tool in counts:
+            domain = counts[tool].most_common(1)[0][0]
+        rows.append(
+            ToolRow(benchmark=bench.name, tool=tool, domain=domain, original_doc_id=original[tool].doc_id)
+        )
+    warehouse.record(rows)
 
 
 def _bar(total: int, initial: int, enabled: bool):

@@ -221,7 +221,19 @@ class ApprovalRow(Row):
     created_at: datetime = field(default_factory=now)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolRow(Row):
+    """A benchmark's tool, its home domain and its original doc (what the dashboard groups by)."""
+
+    TABLE: ClassVar[str] = "tools"
+    benchmark: str
+    tool: str
+    domain: str | None
+    original_doc_id: str
+
+
 ROW_TYPES: tuple[type[Row], ...] = (
+    ToolRow,
     DiagnosisRow,
     PlanRow,
     CandidateRow,
