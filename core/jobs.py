@@ -41,7 +41,7 @@ import pandas as pd
 
 from core.config import PROJECT_ROOT
 from core.warehouse import Warehouse
-from core.warehouse.records import now
+from core.warehouse.rows import JobEventRow, JobRow
 
 TERMINAL = ("done", "failed", "cancelled")
 ACTIVE = ("queued", "running", "cancelling")
@@ -120,10 +120,7 @@ def _event(
     total: int | None = None,
     message: str = "",
 ) -> None:
-    warehouse.insert(
-        "job_events",
-        [{"job_id": job_id, "status": status, "done": done, "total": total, "message": message, "ts": now()}],
-    )
+    warehouse.record([JobEventRow(job_id=job_id, status=status, done=done, total=total, message=message)])
 
 
 def report_progress(warehouse: Warehouse, job_id: str, done: int, total: int, message: str = "") -> None:
@@ -221,18 +218,7 @@ def start_job(
         _event(warehouse, job_id, "failed", message=f"could not start: {exc}")
         raise
     _children[job_id] = proc
-    warehouse.insert(
-        "jobs",
-        [
-            {
-                "job_id": job_id,
-                "kind": kind,
-                "params": json.dumps(record, default=str),
-                "pid": proc.pid,
-                "created_at": now(),
-            }
-        ],
-    )
+    warehouse.record([JobRow(job_id=job_id, kind=kind, params=record, pid=proc.pid)])
     return job_id
 
 

@@ -114,3 +114,29 @@ def test_paired_task_delta_resamples_tasks_with_per_task_means():
     assert two.mean == pytest.approx(0.25)
     # only tasks present on both sides are paired
     assert paired_task_delta([{"a": 1, "x": 1}], [{"a": 1}]).n == 1
+
+
+def test_mcnemar_exact_by_hand_and_against_scipy():
+    from scipy.stats import binomtest
+
+    from core.study.stats import mcnemar_exact
+
+    new = [True] * 7 + [False] * 2 + [True] * 5 + [False] * 6
+    base = [False] * 7 + [True] * 2 + [True] * 5 + [False] * 6
+    m = mcnemar_exact(new, base)
+    assert (m.b, m.c) == (7, 2)
+    # by hand: 2 * P(X <= 2), X ~ Bin(9, 0.5) = 2 * (1 + 9 + 36) / 512
+    assert m.p == pytest.approx(2 * 46 / 512)
+    assert m.p == pytest.approx(binomtest(2, 9, 0.5).pvalue)
+    assert mcnemar_exact([True, False], [True, False]).p == 1.0
+
+
+def test_minimum_detectable_effect_shrinks_with_more_pairs():
+    from core.study.stats import minimum_detectable_effect
+
+    z = 1.959963984540054 + 0.8416212335729143
+    assert minimum_detectable_effect(n=100, sd=1.0) == pytest.approx(z / 10)
+    assert minimum_detectable_effect(n=400, sd=1.0) == pytest.approx(z / 20)
+    diffs = [1, 0, 0, -1, 1, 0, 1, 0]
+    sd = float(np.std(diffs, ddof=1))
+    assert minimum_detectable_effect(diffs) == pytest.approx(z * sd / np.sqrt(8))

@@ -13,14 +13,13 @@ seed, ratios and task ids, so every later run reuses exactly the same split.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.benchmarks.base import Task
-from core.warehouse.records import content_hash, now
+from core.warehouse.records import content_hash
 
 PARTS = ("opt", "val", "test")
 DEFAULT_RATIOS = (5, 1, 4)
@@ -96,23 +95,12 @@ def get_or_create_split(
     if rows:
         return Split(sid, benchmark, seed, ratios, dict(rows))
     parts = assign(tasks, seed, ratios)
-    with warehouse.transaction() as con:
-        from core.warehouse.store import insert_rows
+    from core.warehouse.rows import SplitAssignmentRow, SplitRow
 
-        insert_rows(
-            con,
-            "splits",
-            [
-                {
-                    "split_id": sid,
-                    "benchmark": benchmark,
-                    "seed": seed,
-                    "ratios": json.dumps(list(ratios)),
-                    "created_at": now(),
-                }
-            ],
-        )
-        insert_rows(
-            con, "split_assignments", [{"split_id": sid, "task_id": t, "part": p} for t, p in parts.items()]
-        )
+    warehouse.record(
+        [
+            SplitRow(split_id=sid, benchmark=benchmark, seed=seed, ratios=list(ratios)),
+            *(SplitAssignmentRow(split_id=sid, task_id=t, part=p) for t, p in parts.items()),
+        ]
+    )
     return Split(sid, benchmark, seed, ratios, parts)

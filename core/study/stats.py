@@ -230,3 +230,54 @@ def paired_task_delta(
             diffs.append(sum(v - b for v, b in pairs) / len(pairs))
     out = bootstrap_interval(diffs, confidence, resamples, seed)
     return Interval(out.mean, out.low, out.high, out.n, "paired bootstrap over tasks")
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """Exact McNemar test on paired binary outcomes: b = only the new method passes, c = only the base."""
+
+    b: int
+    c: int
+    p: float
+
+
+def mcnemar_exact(new: Sequence[bool], base: Sequence[bool]) -> McNemar:
+    """Two-sided exact McNemar test (binomial on the discordant pairs, p = 0.5).
+
+    Pairs are tasks evaluated under both methods; concordant pairs carry no
+    information about the difference, so only b and c enter the test.
+    """
+    if len(new) != len(base):
+        raise ValueError(f"paired samples differ in length: {len(new)} vs {len(base)}")
+    b = sum(1 for x, y in zip(new, base, strict=True) if x and not y)
+    c = sum(1 for x, y in zip(new, base, strict=True) if y and not x)
+    n = b + c
+    if n == 0:
+        return McNemar(b, c, 1.0)
+    p = float(min(1.0, 2 * _st.binom.cdf(min(b, c), n, 0.5)))
+    return McNemar(b, c, p)
+
+
+def minimum_detectable_effect(
+    diffs: Sequence[float] | None = None,
+    n: int | None = None,
+    *,
+    sd: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> float:
+    """Smallest true mean paired difference a two-sided test at `alpha` detects with `power`.
+
+    From the per-task differences (their SD and count) or an assumed `sd` and
+    `n`: MDE = (z_{1-α/2} + z_{power}) · sd / √n. With paired binary outcomes
+    the SD of a per-task difference is at most 1 (every pair discordant), so
+    `sd=1` gives the worst case before any data exists.
+    """
+    if diffs is not None:
+        a = np.asarray(diffs, dtype=float)
+        n = len(a)
+        sd = float(a.std(ddof=1)) if n > 1 else float("nan")
+    if not n or sd is None or not math.isfinite(sd):
+        return float("nan")
+    z = _st.norm.ppf(1 - alpha / 2) + _st.norm.ppf(power)
+    return float(z * sd / math.sqrt(n))

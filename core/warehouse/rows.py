@@ -232,7 +232,53 @@ class ToolRow(Row):
     original_doc_id: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class SplitRow(Row):
+    TABLE: ClassVar[str] = "splits"
+    JSON: ClassVar[tuple[str, ...]] = ("ratios",)
+    split_id: str
+    benchmark: str
+    seed: int
+    ratios: list[int]
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SplitAssignmentRow(Row):
+    TABLE: ClassVar[str] = "split_assignments"
+    split_id: str
+    task_id: str
+    part: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobRow(Row):
+    TABLE: ClassVar[str] = "jobs"
+    JSON: ClassVar[tuple[str, ...]] = ("params",)
+    job_id: str
+    kind: str
+    params: dict[str, Any]
+    pid: int | None
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobEventRow(Row):
+    TABLE: ClassVar[str] = "job_events"
+    KEEP_DUPLICATES: ClassVar[bool] = True  # a log without a key: every state change is a row
+    job_id: str
+    status: str
+    done: int | None
+    total: int | None
+    message: str
+    ts: datetime = field(default_factory=now)
+
+
 ROW_TYPES: tuple[type[Row], ...] = (
+    SplitRow,
+    SplitAssignmentRow,
+    JobRow,
+    JobEventRow,
     ToolRow,
     DiagnosisRow,
     PlanRow,
