@@ -368,3 +368,31 @@ def test_synthesisers_read_enumerations_formats_and_signatures(warehouse) -> Non
         {r[0] for r in warehouse.rows("SELECT part FROM chisel_gt_access")} if ctx.gt.flush() else set()
     )
     assert gt_parts == {"opt"}
+
+
+def test_a_read_only_lookup_before_the_focal_call_is_not_a_wrong_tool():
+    """'search the event, then delete it' is how agents find arguments (the benchmark says search only reads)."""
+    gold = [Call("calendar.delete_event", {"event_id": "00000013"})]
+    lookup_then_wrong_id = _trace(
+        [
+            {
+                "tool": "calendar.search_events",
+                "args": {"query": "Sync"},
+                "output": "[{'event_id': '00000013'}]",
+            },
+            {"tool": "calendar.delete_event", "args": {"event_id": "00000031"}, "output": "Event deleted."},
+        ]
+    )
+    read_only = {"calendar.search_events", "calendar.get_event_information_by_id"}
+    found = diff_trace(lookup_then_wrong_id, gold, "calendar.delete_event", ["event_id"], read_only)
+    assert [f.cls for f in found] == ["wrong_value"]
+    # without knowing which tools only read, the lookup looks like a confusion of tools
+    legacy = diff_trace(lookup_then_wrong_id, gold, "calendar.delete_event", ["event_id"])
+    assert legacy[0].cls == "wrong_tool"
+    # a write tool other than the focal one is still a wrong tool
+    other_write = _trace(
+        [{"tool": "calendar.update_event", "args": {"event_id": "00000013"}, "output": "ok"}]
+    )
+    assert (
+        diff_trace(other_write, gold, "calendar.delete_event", ["event_id"], read_only)[0].cls == "wrong_tool"
+    )

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -177,8 +177,15 @@ def diff_trace(
     gold: Sequence[Call],
     tool: str,
     param_names: Sequence[str] = (),
+    read_only: Collection[str] = (),
 ) -> list[Finding]:
-    """Every mismatch of the focal `tool` in a failed trace, most explanatory first."""
+    """Every mismatch of the focal `tool` in a failed trace, most explanatory first.
+
+    `read_only` names tools that only look things up: calling one that the
+    ground truth does not list (searching an event before deleting it) is how
+    agents gather arguments, not a confusion with the focal tool, so such calls
+    never make a `wrong_tool` finding.
+    """
     found: list[Finding] = []
     steps = list(trace.steps)
     if trace.error_class in INFRASTRUCTURE and not steps:
@@ -207,9 +214,11 @@ def diff_trace(
     others = [s for s in steps if s.tool != tool and not (s.error or "").startswith(UNKNOWN_TOOL_PREFIX)]
     gold_tools = {c.tool for c in gold}
 
+    lookups = set(read_only) - gold_tools
+    acting = [s for s in steps if s.tool not in lookups]
     # Which tool the agent used where the ground truth starts with the focal tool.
-    if gold and gold[0].tool == tool and steps[0].tool != tool:
-        first = steps[0].tool
+    if gold and gold[0].tool == tool and acting and acting[0].tool != tool:
+        first = acting[0].tool
         if first not in gold_tools or not mine:
             found.append(
                 Finding(
@@ -219,7 +228,7 @@ def diff_trace(
     pairs = _align(gold_t, mine)
     for g, s in pairs:
         if s is None:
-            confused = sorted({o.tool for o in others if o.tool not in gold_tools})
+            confused = sorted({o.tool for o in others if o.tool not in gold_tools and o.tool not in lookups})
             if confused and not any(f.cls == "wrong_tool" for f in found):
                 found.append(
                     Finding(

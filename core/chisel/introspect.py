@@ -61,6 +61,14 @@ def from_callable(fn: Callable[..., Any], source: str) -> list[ParamSig]:
     return out
 
 
+def read_only_tools(benchmark: Any) -> frozenset[str]:
+    """Tools the benchmark says only read (its `tool_writes(tool) -> bool | None` hook; unknown: not read-only)."""
+    hook = getattr(benchmark, "tool_writes", None)
+    if not callable(hook):
+        return frozenset()
+    return frozenset(t for t in benchmark.tool_names() if hook(t) is False)
+
+
 def from_doc(doc: ToolDoc) -> list[ParamSig]:
     """What the documentation itself says (the fallback source)."""
     return [

@@ -36,7 +36,7 @@ from core.chisel.config import OptimizeConfig
 from core.chisel.decisions import Candidate, ToolProfile, judge, select
 from core.chisel.engines import make_engine
 from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
-from core.chisel.introspect import signature
+from core.chisel.introspect import read_only_tools, signature
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.profile import ToolTasks, tool_tasks
 from core.chisel.results import OptimizeResult, ToolResult, resumed_tool
@@ -263,6 +263,7 @@ class Optimizer:
             opt_task_ids=sorted(t.task_id for t in tt.opt),
             observations=Observations(),
             run_id=self.run_id,
+            read_only=read_only_tools(self.bench),
         )
         ctx.observations.absorb(p.opt.traces, tool)
         failed = p.opt.failed()

@@ -36,6 +36,22 @@ CallPolicy = Literal["first", "any"]
 # APIs offered as tools. CheckToken is implemented (QueryBalance validates tokens
 # through it) but never appears in a level-1 dialogue or its shown descriptions.
 ACCOUNT_TOOLS: tuple[str, ...] = ("GetUserToken",)
+# APIs that change a database of the session (SPEC section 3); every other in-scope API only reads.
+WRITE_APIS: frozenset[str] = frozenset(
+    {
+        "OpenBankAccount",
+        "RecordHealthData",
+        "AppointmentRegistration",
+        "CancelRegistration",
+        "ModifyRegistration",
+        "SendEmail",
+        "AddScene",
+        "DeleteScene",
+        "ModifyScene",
+        "TimedSwitch",
+        "CancelTimedSwitch",
+    }
+)
 INTERNAL_APIS: tuple[str, ...] = ("CheckToken",)
 
 _SYSTEM_PROMPT = """\
@@ -196,6 +212,10 @@ class ApiBank:
 
     def system_prompt(self, task: Task) -> str:
         return _SYSTEM_PROMPT
+
+    def tool_writes(self, tool: str) -> bool | None:
+        """Whether the API changes the session's databases (queries, searches and tokens only read)."""
+        return tool in WRITE_APIS if tool in REGISTRY else None
 
     def tool_source(self, tool: str, max_lines: int = 40) -> str | None:
         """The source of the API's implementation in our sandbox."""

@@ -108,6 +108,13 @@ class WorkBench:
     def system_prompt(self, task: Task) -> str:
         return SYSTEM_SENTENCE
 
+    def tool_writes(self, tool: str) -> bool | None:
+        """Whether the tool changes the sandbox's state (search and get tools only read)."""
+        from core.benchmarks.workbench.tools.registry import TOOLS
+
+        spec = TOOLS.get(tool)
+        return spec.write if spec is not None else None
+
     def tool_domain(self, tool: str) -> str | None:
         from core.benchmarks.workbench.tools.registry import TOOLS
 

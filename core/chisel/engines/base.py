@@ -73,6 +73,7 @@ class ToolContext:
     observations: Observations = field(default_factory=Observations)
     history: list[IterationRecord] = field(default_factory=list)
     run_id: str = ""
+    read_only: frozenset[str] = frozenset()  # tools that only look things up (the benchmark says)
 
     @property
     def param_names(self) -> list[str]:

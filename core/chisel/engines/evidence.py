@@ -120,7 +120,7 @@ class EvidenceEngine:
     # ------------------------------------------------------------------ diagnosis
     def diagnose(self, ctx: ToolContext, trace: Trace, memory: DomainMemory) -> Diagnosis:
         gold = ctx.gt.calls(trace.task_id, "diagnosis")
-        findings = diff_trace(trace, gold, ctx.tool, ctx.param_names)
+        findings = diff_trace(trace, gold, ctx.tool, ctx.param_names, ctx.read_only)
         text = _doc_text(ctx.current)
         marked = []
         for f in findings:

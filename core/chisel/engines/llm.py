@@ -214,7 +214,7 @@ class LLMEngine:
     # ------------------------------------------------------------------ diagnosis (Fig. 4)
     def diagnose(self, ctx: ToolContext, trace: Trace, memory: DomainMemory) -> Diagnosis:
         gold = ctx.gt.calls(trace.task_id, "diagnosis")
-        findings = diff_trace(trace, gold, ctx.tool, ctx.param_names)
+        findings = diff_trace(trace, gold, ctx.tool, ctx.param_names, ctx.read_only)
         steps = (
             "\n".join(
                 f"{i + 1}. {s.tool}({json.dumps(s.args or {}, ensure_ascii=False, default=str)}) -> "
