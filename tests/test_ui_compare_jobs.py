@@ -26,6 +26,7 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
 
 
 def _set_form(at, *, limit: int, eval_runs: int) -> None:
+    at.selectbox(key="cmpjob_model").set_value("local/smollm2-135m")  # the fastest local model
     at.multiselect(key="cmpjob_methods").set_value(["og"])
     at.multiselect(key="cmpjob_domains").set_value(["finance"])
     at.number_input(key="cmpjob_opt").set_value(1)

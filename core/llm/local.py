@@ -57,8 +57,9 @@ def _name(model: str) -> str:
 def ensure_available(name: str) -> Path:
     """Check that the local model can run (assembling its file on first use); return the GGUF path."""
     name = _name(name)
-    if name in _available and _available[name].is_file():
-        return _available[name]
+    key = f"{name}|{os.environ.get('DOCSCHISEL_LOCAL_GGUF', '')}"  # an override names another file
+    if key in _available and _available[key].is_file():
+        return _available[key]
     model = weights.spec(name)
     import importlib.util
 
@@ -70,7 +71,7 @@ def ensure_available(name: str) -> Path:
     path = weights.locate(model)
     if not path.is_file():
         raise LocalModelUnavailable(f"model file {path} not found; {model.install_hint}")
-    _available[name] = path
+    _available[key] = path
     return path
 
 

@@ -25,7 +25,7 @@ from core.ui import components as ui
 from core.ui.queries import results as q
 from core.ui.state import current_path, wh
 from core.ui.urlstate import UrlState
-from core.ui.views.jobs import DEFAULT_MODEL, PARADIGMS, job_card, newly_finished
+from core.ui.views.jobs import LOCAL_MODELS, PARADIGMS, job_card, newly_finished
 
 URL = UrlState("compare", {"benchmark": "cmp_benchmark", "split": "cmp_split"})
 
@@ -89,7 +89,7 @@ def start_form(path: str) -> None:
             "Tools per domain", 0, 1_000, 0, key="cmpjob_tools", help="The N tools with most tasks; 0 = all"
         )
         c = st.columns([2, 1, 1, 1, 1], vertical_alignment="bottom")
-        model = c[0].selectbox("Model", [DEFAULT_MODEL], key="cmpjob_model", accept_new_options=True)
+        model = c[0].selectbox("Model", list(LOCAL_MODELS), key="cmpjob_model", accept_new_options=True)
         agent = c[1].selectbox("Agent paradigm", PARADIGMS, key="cmpjob_agent")
         iterations = c[2].number_input("DocsChisel iterations", 0, 20, 5, key="cmpjob_iter")
         max_steps = c[3].number_input("Max steps", 1, 20, 6, key="cmpjob_steps")

@@ -23,6 +23,8 @@ from core.ui.state import current_path, refresh, wh
 SPLITS = ("test", "val", "opt")
 PARADIGMS = ("react", "multi")
 DEFAULT_MODEL = "local/qwen2.5-coder-0.5b"
+# the offline models a newcomer can pick without typing (any litellm model name can be entered)
+LOCAL_MODELS = (DEFAULT_MODEL, "local/qwen2.5-coder-1.5b", "local/smollm2-135m")
 STATUS_BADGE = {
     "queued": ("queued", "gray"),
     "running": ("running", "blue"),
@@ -94,7 +96,7 @@ def start_form(path: str) -> None:
             "Split", SPLITS, key="job_split", help="Evaluate on the held-out test split by default"
         )
         c = st.columns([2, 1, 1, 1, 1.4], vertical_alignment="bottom")
-        models = list(dict.fromkeys([DEFAULT_MODEL, *tq.filter_options(path)["model"]]))
+        models = list(dict.fromkeys([*LOCAL_MODELS, *tq.filter_options(path)["model"]]))
         model = c[0].selectbox("Model", models, key="job_model", accept_new_options=True)
         agent = c[1].selectbox("Agent paradigm", PARADIGMS, key="job_agent")
         repeats = c[2].number_input("Repeats", 1, 10, 1, key="job_repeats")
