@@ -17,7 +17,7 @@ endif
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup models demo test lint browser clean results
+.PHONY: setup models demo test test-fast lint browser clean results
 
 $(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requirements/qwen2.5-coder-1.5b.txt
 	$(PY) -m venv $(VENV)
@@ -53,6 +53,10 @@ test: setup browser
 # Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/.
 results: setup
 	$(BIN)/docschisel results $(foreach w,$(filter-out data/warehouse.duckdb,$(wildcard data/*.duckdb)),--also $(w))
+
+# The quick loop while developing: everything but the tests marked slow (real models, browser, kills).
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -61,6 +61,7 @@ def _optimize(db: Path):
     )
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_resumes_to_the_same_result(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     killed = tmp_path / "killed.duckdb"

@@ -21,7 +21,11 @@ try:
 except LocalModelUnavailable as exc:  # pragma: no cover - depends on the environment
     MISSING = str(exc)
 
-pytestmark = [pytest.mark.local_model, pytest.mark.skipif(bool(MISSING), reason=MISSING or "available")]
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(MISSING), reason=MISSING or "available"),
+]
 
 # the 1.5B model takes 10-30 s a call: it runs the cheapest checks only
 INSTALLED = [f"local/{m.name}" for m in weights.MODELS.values() if weights.installed(m)]

@@ -138,6 +138,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_completes_exactly(tmp_path: Path) -> None:
     db = tmp_path / "kill.duckdb"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}

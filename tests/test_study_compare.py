@@ -183,6 +183,7 @@ def test_progress_counts_every_step_to_a_fixed_end(compared) -> None:
     assert seen[0][2] == "ET (EasyTool) run 0" and seen[-1][2].startswith("curve no-memory s1")
 
 
+@pytest.mark.slow
 def test_cancel_stops_and_a_rerun_resumes_to_the_same_result(compared, tmp_path) -> None:
     """Cancelling mid-evaluation raises, records a `cancelled` row and keeps what finished."""
     from core.study.compare import CompareCancelled

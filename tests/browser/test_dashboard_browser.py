@@ -26,7 +26,7 @@ from core.sample import seeded_copy
 from core.warehouse import Warehouse
 from core.warehouse.store import close_all
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
