@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from core.warehouse import Warehouse
 from core.warehouse.store import close_all
 

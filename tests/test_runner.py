@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from core.agents.base import AgentConfig
 from core.runner import RunPlan, run
