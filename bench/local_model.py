@@ -310,7 +310,9 @@ def apibank_accuracy(name: str, args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     res = run(
         wh,
-        RunPlan(bench, bench.original_docs(), config, tasks, repeats=1, name="bench-local-apibank"),
+        RunPlan(
+            bench, bench.original_docs(), config, tasks, repeats=1, kind="bench", name="bench-local-apibank"
+        ),
         concurrency=1,
     )
     eps = wh.query(
@@ -356,7 +358,9 @@ def style_probe(name: str, args: argparse.Namespace) -> dict:
         # episode ids do not depend on the style: each style gets its own warehouse
         path = Path(args.warehouse).with_name(f"bench-local-style-{style}.duckdb")
         res = run(
-            Warehouse(path), RunPlan(bench, bench.original_docs(), config, tasks, repeats=1), concurrency=1
+            Warehouse(path),
+            RunPlan(bench, bench.original_docs(), config, tasks, repeats=1, kind="bench"),
+            concurrency=1,
         )
         out[f"style_{style}_right_call"] = (res.metrics.ts, {"n": res.metrics.n, "warehouse": str(path)})
         out[f"style_{style}_right_api"] = (res.metrics.tc, {"n": res.metrics.n})
