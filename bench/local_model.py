@@ -3,6 +3,7 @@
     python bench/local_model.py                       # every installed local model, all measurements
     python bench/local_model.py --models qwen2.5-coder-0.5b --apibank 30
     python bench/local_model.py --no-apibank          # speed and the 10 single-step requests only
+    python bench/local_model.py --also-threads 2      # speed with both cores in one process as well
 
 Each model is measured in its own process (so peak RSS is that model's), one
 model at a time. Figures are printed and stored in the warehouse
@@ -396,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
         help="API-Bank samples for the tool-format comparison (0: skip)",
     )
     ap.add_argument("--warehouse", default="data/bench-local.duckdb")
+    ap.add_argument(
+        "--also-threads",
+        default="",
+        help="comma-separated llama.cpp thread counts to measure speed with as well (e.g. 2: one process "
+        "using both cores); stored as metrics suffixed _t<N>",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one model in this process
     args = ap.parse_args(argv)
 
@@ -416,23 +423,38 @@ def main(argv: list[str] | None = None) -> int:
         f"--style-probe={args.style_probe}",
     ] + (["--skip-assembly"] if args.skip_assembly else [])
     results = []
-    for name in names:
-        print(f"== local/{name}", flush=True)
+
+    def child(name: str, extra: list[str], env: dict[str, str] | None = None) -> dict | None:
         proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, *passthrough],
+            [sys.executable, __file__, "--one", name, *extra],
             capture_output=True,
             text=True,
             check=False,
+            env={**os.environ, **(env or {})},
         )
         line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if proc.returncode != 0 or line is None:
             print(proc.stdout[-2000:], proc.stderr[-4000:], file=sys.stderr)
             print(f"   failed (exit {proc.returncode})")
-            continue
+            return None
         res = json.loads(line[len("RESULT ") :])
         if "error" in res:
             print(f"   unavailable: {res['error']}")
+            return None
+        return res
+
+    speed_only = ["--apibank=0", "--style-probe=0", "--skip-assembly", f"--warehouse={args.warehouse}"]
+    for name in names:
+        print(f"== local/{name}", flush=True)
+        res = child(name, passthrough)
+        if res is None:
             continue
+        for t in [int(x) for x in args.also_threads.split(",") if x.strip()]:
+            more = child(name, speed_only, {"DOCSCHISEL_LOCAL_THREADS": str(t)})
+            if more is not None:
+                res["figures"].update(
+                    {f"{k}_t{t}": v for k, v in more["figures"].items() if "right" not in k}
+                )
         print(f"   identity: {res['identity']}")
         for metric, (value, detail) in res["figures"].items():
             print(f"   {metric:28} {value:10.3f}  {json.dumps(detail)}")

@@ -33,6 +33,10 @@ LOCAL_METRICS = [
     ("s_per_call_cold", "s / call, cold", 1),
     ("s_per_call_reuse", "s / call, prefix reuse", 1),
     ("reuse_speedup", "reuse speed-up ×", 1),
+    ("gen_grammar_tok_per_cpu_s_t2", "2 threads: gen tok / s, grammar (wall)", 1),
+    ("s_per_call_cold_t2", "2 threads: s / call, cold", 1),
+    ("s_per_call_reuse_t2", "2 threads: s / call, prefix reuse", 1),
+    ("reuse_speedup_t2", "2 threads: reuse speed-up ×", 1),
     ("single_step_right_call", "10 requests: right call %", 100),
     ("apibank_right_api", "API-Bank L1: right API %", 100),
     ("apibank_right_call", "API-Bank L1: right call %", 100),
@@ -69,7 +73,9 @@ def local_backbones(wh) -> str | None:
     host = json.loads(df["host"].iloc[0])
     return (
         "Measured by `python bench/local_model.py`, each model alone in its own process with one llama.cpp "
-        f"thread ({host.get('cores')} cores; load average {host.get('load_avg_1m', 0):.1f} when stored). Tokens "
+        f"thread ({host.get('cores')} cores; load average {host.get('load_avg_1m', 0):.1f} when stored), and "
+        "again with two threads (one process using both cores: the interactive case; experiments run two "
+        "one-thread processes side by side). Tokens "
         "per CPU-second depend less than wall times on what else the machine runs. Prefix reuse: two "
         "interleaved four-step episodes, every call from an empty context (cold) or with the state cache. "
         "API-Bank level-1: every in-scope call sample with the APIs upstream shows for it, the ReAct agent "
