@@ -33,7 +33,6 @@ LOCAL_METRICS = [
     ("s_per_call_cold", "s / call, cold", 1),
     ("s_per_call_reuse", "s / call, prefix reuse", 1),
     ("reuse_speedup", "reuse speed-up ×", 1),
-    ("gen_grammar_tok_per_cpu_s_t2", "2 threads: gen tok / s, grammar (wall)", 1),
     ("s_per_call_cold_t2", "2 threads: s / call, cold", 1),
     ("s_per_call_reuse_t2", "2 threads: s / call, prefix reuse", 1),
     ("reuse_speedup_t2", "2 threads: reuse speed-up ×", 1),
