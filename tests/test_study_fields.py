@@ -164,3 +164,31 @@ def test_results_show_the_largest_study_per_cell(warehouse, bench):
     assert [g["study_id"].iloc[0] for g in shown] == [large.study_id] and older == [small.study_id]
     text = field_impact(warehouse)
     assert "3 tasks" in text and f"`{small.study_id}`" in text
+
+
+def test_backbones_side_by_side_mark_fields_whose_effect_flips():
+    import pandas as pd
+
+    from core.study.report import backbone_frames
+
+    def row(model, field, op, d, lo, hi):
+        return {
+            "benchmark": "b",
+            "domain": "d",
+            "paradigm": "react",
+            "model": model,
+            "field": field,
+            "operation": op,
+            "delta_pp": d,
+            "ci_low": lo,
+            "ci_high": hi,
+        }
+
+    a = pd.DataFrame([row("m1", "PRF", "add", 20.0, 10.0, 30.0), row("m1", "UE", "add", 5.0, -1.0, 11.0)])
+    b = pd.DataFrame([row("m2", "PRF", "add", -15.0, -25.0, -5.0), row("m2", "UE", "add", -3.0, -9.0, 2.0)])
+    ((name, frame),) = backbone_frames([a, b])
+    assert name == "b/d · react" and list(frame.columns) == ["field", "m1", "m2", "flip"]
+    flips = dict(zip(frame["field"], frame["flip"], strict=True))
+    assert flips == {"PRF": "flips", "UE": "opposite, n.s."}
+    assert frame.loc[frame["field"] == "PRF", "m1"].item() == "+ +20.0 [+10.0, +30.0]"
+    assert backbone_frames([a]) == []  # one backbone: nothing to put side by side

@@ -125,6 +125,17 @@ def field_impact(wh) -> str | None:
     shown, older = current_studies(rows)
     for group in shown:
         parts += [f"**{title(group)}**", markdown(group)]
+    from core.study.report import backbone_frames
+
+    sides = backbone_frames(shown)
+    if sides:
+        parts.append(
+            "**The same cells on several backbones** (Fig. 1's backbone panel): ΔTS pp [95 % paired bootstrap "
+            "interval over tasks] of adding (+) or removing (−) each field. `flips`: opposite effects on two "
+            "backbones with both intervals excluding zero."
+        )
+        for name, frame in sides:
+            parts += [f"*{name}*", table(frame)]
     if older:
         parts.append(
             "Smaller studies of the same cells, kept in the warehouse (`docschisel study show --study ...`): "

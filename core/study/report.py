@@ -105,3 +105,55 @@ def title(rows: pd.DataFrame) -> str:
         pass
     reps = int(rows["repeats"].max())
     return f"{r['benchmark']}/{r['domain']} · {r['model']} · {r['paradigm']} · up to {reps} repeats{extra}"
+
+
+def _ci_text(r) -> str:
+    return "–" if _pp(r.ci_low) == "–" else f"{_pp(r.delta_pp)} [{_pp(r.ci_low)}, {_pp(r.ci_high)}]"
+
+
+def _sign(r) -> int:
+    """+1 / -1 when the interval excludes zero on that side, 0 otherwise."""
+    if r.ci_low is None or r.ci_high is None or math.isnan(r.ci_low) or math.isnan(r.ci_high):
+        return 0
+    return 1 if r.ci_low > 0 else -1 if r.ci_high < 0 else 0
+
+
+def backbone_frames(shown: list[pd.DataFrame]) -> list[tuple[str, pd.DataFrame]]:
+    """Per (benchmark, domain, paradigm) measured on several backbones: ΔTS per field side by side.
+
+    `flip` marks a field whose effect has opposite signs on two backbones with
+    both intervals excluding zero ("flips"), or opposite point estimates
+    without that ("opposite, n.s.").
+    """
+    if not shown:
+        return []
+    rows = pd.concat(shown, ignore_index=True)
+    rows = rows[rows["operation"].isin(["add", "remove"])]
+    out = []
+    order = {c: i for i, c in enumerate(CODES)}
+    for (bench, domain, paradigm), cell in rows.groupby(["benchmark", "domain", "paradigm"], sort=True):
+        models = sorted(cell["model"].unique())
+        if len(models) < 2:
+            continue
+        table = []
+        for code in sorted(cell["field"].unique(), key=lambda c: order.get(c, 99)):
+            per = {m: cell[(cell["field"] == code) & (cell["model"] == m)] for m in models}
+            line = {"field": code}
+            signs, points = [], []
+            for m in models:
+                if per[m].empty:
+                    line[m] = "–"
+                    continue
+                r = per[m].iloc[0]
+                line[m] = ("+" if r.operation == "add" else "−") + " " + _ci_text(r)
+                signs.append(_sign(r))
+                points.append(r.delta_pp if r.delta_pp is not None and not math.isnan(r.delta_pp) else 0.0)
+            if 1 in signs and -1 in signs:
+                line["flip"] = "flips"
+            elif points and max(points) > 0 > min(points):
+                line["flip"] = "opposite, n.s."
+            else:
+                line["flip"] = ""
+            table.append(line)
+        out.append((f"{bench}/{domain} · {paradigm}", pd.DataFrame(table)))
+    return out

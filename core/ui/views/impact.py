@@ -62,7 +62,7 @@ def render() -> None:
     cells = sel.groupby(list(DIMENSIONS)).ngroups
     st.caption(
         f"{cells} study cell(s) selected ({len(sel)} measurements). Bars are means over the selected cells; "
-        "error bars span the mean interval reported over repeats. Tick labels: red = field added where the "
+        "error bars span the mean of the cells' 95 % intervals (paired bootstrap over tasks). Tick labels: red = field added where the "
         "docs lacked it, black = field removed where the docs had it."
     )
     table = agg.assign(
@@ -102,3 +102,24 @@ def render() -> None:
         },
         height=38 + 35 * len(table),
     )
+    _backbones(sel)
+
+
+def _backbones(sel: pd.DataFrame) -> None:
+    """The same cells measured on several backbones, side by side, with the fields whose effect flips."""
+    from core.study.report import backbone_frames, current_studies
+
+    if sel["model"].nunique() < 2:
+        return
+    shown, _ = current_studies(sel)
+    frames = backbone_frames(shown)
+    if not frames:
+        return
+    st.markdown("##### Backbones side by side")
+    st.caption(
+        "ΔTS pp [95 % interval] of adding (+) or removing (−) each field on each backbone; "
+        "'flips' marks opposite effects with both intervals excluding zero."
+    )
+    for name, frame in frames:
+        st.markdown(f"**{name}**")
+        st.dataframe(frame, hide_index=True)
