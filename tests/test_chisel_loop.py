@@ -243,3 +243,38 @@ def test_evidence_selection_needs_an_improvement() -> None:
     assert doc == short and ts == 1.0
     with pytest.raises(ValueError):
         select(d0, 0.0, [], "best")
+
+
+def test_tools_without_headroom_are_skipped_and_say_why(tmp_path) -> None:
+    """With a band, a tool the agent never (or always) gets right is left alone, with the reason stored."""
+    from dataclasses import replace
+
+    from core.warehouse import Warehouse
+    from tests.test_study_compare import NoisyReader
+
+    wh = Warehouse(tmp_path / "h.duckdb")
+    bench = ShopBench(n=24, quote_tasks=12)
+    cfg = OptimizeConfig(
+        benchmark="shop",
+        agent=replace(AGENT, temperature=0.7),
+        iterations=2,
+        repeats=3,
+        headroom=(0.15, 0.85),
+        min_val_tasks=4,
+    )
+    result = optimize(wh, cfg, benchmark=bench, agent_factory=NoisyReader)
+    by_tool = {r.tool: r for r in result.tools}
+    # the literal reader never orders correctly with the original docs: no headroom
+    assert by_tool["shop.order"].reason.startswith("skipped: TS⁰ 0.0") and not by_tool["shop.order"].changed
+    assert "below the headroom band [0.15, 0.85]" in by_tool["shop.order"].reason
+    # quotes succeed unless the sampled agent is distracted (about 30 %): in the band, so optimized
+    assert not by_tool["shop.quote"].reason.startswith("skipped")
+    assert 0.15 <= (by_tool["shop.quote"].base_val_ts + by_tool["shop.quote"].base_opt_ts) / 2 <= 0.85
+    stored = dict(wh.rows("SELECT tool, json_extract_string(detail, '$.reason') FROM chisel_tools"))
+    assert stored["shop.order"].startswith("skipped:")
+    # repeats sample with their own seeds: the distracted tasks differ between repeats of one task
+    eps = wh.query(
+        """SELECT task_id, "repeat", success FROM episodes WHERE task_id LIKE 'quote-%' AND docset_id = ?""",
+        [bench.original_docs().docset_id],
+    )
+    assert eps.groupby("task_id")["success"].nunique().max() == 2

@@ -140,3 +140,24 @@ def test_minimum_detectable_effect_shrinks_with_more_pairs():
     diffs = [1, 0, 0, -1, 1, 0, 1, 0]
     sd = float(np.std(diffs, ddof=1))
     assert minimum_detectable_effect(diffs) == pytest.approx(z * sd / np.sqrt(8))
+
+
+def test_paired_evidence_of_a_comparison_by_hand():
+    from core.study.compare_rows import Point, paired_evidence
+
+    def point(run, outcomes):
+        return Point("m", 0, run, 0.0, 0.0, len(outcomes), f"r{run}", "d", dict(outcomes), dict(outcomes))
+
+    # DC on two evaluation runs, OG on one; per-task means: DC a=1, b=0.5, c=1, d=0 ; OG a=0, b=0, c=1, d=1
+    dc = [point(0, {"a": 1, "b": 1, "c": 1, "d": 0}), point(1, {"a": 1, "b": 0, "c": 1, "d": 0})]
+    og = [point(0, {"a": 0, "b": 0, "c": 1, "d": 1})]
+    e = paired_evidence(dc, og, "ts")
+    assert e["paired_n"] == 4
+    assert e["paired_delta"] == pytest.approx((1 + 0.5 + 0 - 1) / 4)
+    # majority outcomes: DC passes a, b (0.5 counts), c; OG passes c, d -> b = 2 (a, b), c = 1 (d)
+    assert (e["mcnemar_b"], e["mcnemar_c"]) == (2, 1)
+    assert e["mcnemar_p"] == pytest.approx(1.0)  # 2 * P(X <= 1 | n=3) = 2 * 4/8, capped at 1
+    sd = float(np.std([1, 0.5, 0, -1], ddof=1))
+    assert e["mde"] == pytest.approx((1.959963984540054 + 0.8416212335729143) * sd / 2)
+    assert e["paired_low"] <= e["paired_delta"] <= e["paired_high"]
+    assert paired_evidence(dc, [], "ts")["paired_n"] == 0

@@ -9,7 +9,9 @@ from core.agents.base import AgentConfig
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
-ALGORITHM_VERSION = "docschisel-2"
+ALGORITHM_VERSION = "docschisel-3"  # 3: headroom band, pooled validation, partial credit ties
+HEADROOM = (0.15, 0.85)
+MIN_VAL_TASKS = 4
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,13 @@ class OptimizeConfig:
     max_val_tasks: int | None = None
     max_traces: int | None = None
     selection: str = "evidence"  # evidence | paper (see core.chisel.decisions.select)
+    # Tools whose TS⁰ (original docs, opt + val, all repeats) lies outside this band are skipped: an
+    # agent that always or never succeeds leaves nothing to measure. None (the paper's setting)
+    # optimizes every tool; the CLI and the comparison harness default to HEADROOM.
+    headroom: tuple[float, float] | None = None
+    # A tool with fewer validation tasks is judged on its domain's pooled validation tasks
+    # (0: never pool, the paper's setting; the CLI and the comparison harness default to MIN_VAL_TASKS).
+    min_val_tasks: int = 0
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -48,6 +57,10 @@ class OptimizeConfig:
             raise ValueError("repeats must be >= 1")
         if self.selection not in ("evidence", "paper"):
             raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
+        if self.headroom is not None:
+            lo, hi = self.headroom
+            if not 0.0 <= lo <= hi <= 1.0:
+                raise ValueError(f"headroom must be a band 0 <= low <= high <= 1, not {self.headroom!r}")
         if self.engine not in ("auto", "evidence", "llm"):
             raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
 

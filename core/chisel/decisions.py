@@ -8,8 +8,9 @@ reports rebuild the same decisions from stored rows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from core.chisel.profile import ToolTasks
 from core.chisel.types import Evaluation
 from core.docs import ToolDoc
 from core.evaluation import EvalBatch
@@ -50,6 +51,40 @@ class Selection:
     doc: ToolDoc
     val_ts: float
     reason: str
+
+
+def outside_headroom(profile: ToolProfile, band: tuple[float, float] | None) -> str | None:
+    """Why a tool has no headroom (its TS⁰ over opt + val lies outside `band`), or None when it has some.
+
+    TS⁰ pools every profiled episode of the tool (opt and val tasks, all
+    repeats): with a handful of tasks per part, one part alone says little.
+    """
+    if band is None:
+        return None
+    traces = [*profile.opt.traces, *profile.val.traces]
+    if not traces:
+        return "no profiled episodes"
+    ts0 = sum(t.success for t in traces) / len(traces)
+    lo, hi = band
+    if ts0 < lo:
+        return f"TS⁰ {ts0:.2f} over {len(traces)} episodes is below the headroom band [{lo:.2f}, {hi:.2f}]"
+    if ts0 > hi:
+        return f"TS⁰ {ts0:.2f} over {len(traces)} episodes is above the headroom band [{lo:.2f}, {hi:.2f}]"
+    return None
+
+
+def pool_validation(items: Sequence[ToolTasks], min_val: int) -> list[ToolTasks]:
+    """Tools with fewer than `min_val` validation tasks get their domain's pooled validation tasks.
+
+    Acceptance on one or two validation tasks is noise; the other tasks of
+    the domain see the same tools, so a doc change that hurts them shows there.
+    """
+    pooled = {t.task_id: t for tt in items for t in tt.val}
+    ordered = sorted(pooled.values(), key=lambda t: t.task_id)
+    return [
+        tt if len(tt.val) >= min_val or len(ordered) <= len(tt.val) else replace(tt, val=list(ordered))
+        for tt in items
+    ]
 
 
 def accepted(val_ts: float, base_val_ts: float) -> bool:

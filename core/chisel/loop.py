@@ -33,7 +33,7 @@ from core.benchmarks.splits import Split, get_or_create_split
 from core.chisel import lineage
 from core.chisel.access import GroundTruth
 from core.chisel.config import OptimizeConfig
-from core.chisel.decisions import Candidate, ToolProfile, judge, select
+from core.chisel.decisions import Candidate, ToolProfile, judge, outside_headroom, pool_validation, select
 from core.chisel.engines import make_engine
 from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
 from core.chisel.introspect import read_only_tools, signature
@@ -144,6 +144,7 @@ class Optimizer:
         done = 0
         for domain, items in groups.items():
             memory = DomainMemory(domain, enabled=cfg.memory)
+            items = pool_validation(items, cfg.min_val_tasks)
             t0 = time.monotonic()
             prof = self._profile(domain, items, original)
             result.profile_minutes += (time.monotonic() - t0) / 60
@@ -151,6 +152,15 @@ class Optimizer:
                 if self.cancelled():
                     result.cancelled = True
                     break
+                skip = outside_headroom(prof[tt.tool], cfg.headroom)
+                if skip:
+                    tr = self._skip_tool(tt, original[tt.tool], prof[tt.tool], skip, memory)
+                    result.tools.append(tr)
+                    selected[tt.tool] = tr.selected
+                    done += 1
+                    if self.progress:
+                        self.progress(done, total_tools, tt.tool)
+                    continue
                 tr = self._tool(tt, original, prof, memory, gt, split)
                 gt.flush()
                 result.tools.append(tr)
@@ -226,6 +236,18 @@ class Optimizer:
             )
             for tt in items
         }
+
+    def _skip_tool(
+        self, tt: ToolTasks, d0: ToolDoc, p: ToolProfile, reason: str, memory: DomainMemory
+    ) -> ToolResult:
+        """A tool without headroom: its original doc is kept, and the summary says why."""
+        resumed = lineage.finished_tool(self.wh, self.run_id, tt.tool)
+        if resumed is not None:
+            return resumed_tool(self.wh, resumed, tt, d0, p.base_val, p.base_opt, memory)
+        self.log(f"[{tt.domain}] {tt.tool}: skipped, {reason}")
+        return self._record_tool(
+            tt, d0, p, d0, p.base_val, [], [], f"skipped: {reason}", memory, time.monotonic()
+        )
 
     # ------------------------------------------------------------------ one tool
     def _tool(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
 from core.benchmarks.base import Benchmark, Score, Task
@@ -31,6 +32,15 @@ def offered_docs(benchmark: Benchmark, task: Task, docset: DocSet, config: Agent
     return docs
 
 
+def repeat_config(config: AgentConfig, repeat: int) -> AgentConfig:
+    """The configuration repeat `repeat` samples with: its own seed, so repeats at T > 0 really differ.
+
+    Repeat 0 is the configuration itself; the episode is still stored under
+    the base configuration and its repeat index.
+    """
+    return config if repeat == 0 else replace(config, seed=config.seed + repeat)
+
+
 def run_episode(
     benchmark: Benchmark,
     task: Task,
@@ -42,12 +52,19 @@ def run_episode(
     agent: Agent,
     split: str = "",
     variant: str = "",
+    identity: AgentConfig | None = None,
 ) -> tuple[Episode, list[Event]]:
-    """Execute and score one episode; never raises for agent or tool failures."""
+    """Execute and score one episode; never raises for agent or tool failures.
+
+    `config` is what the agent runs with; `identity` (default: `config`) is
+    the configuration the episode is stored under. They differ for repeats,
+    which sample with their own seed (see `repeat_config`).
+    """
+    identity = identity or config
     started_at = now()
     t0 = time.monotonic()
     episode_id = Episode.make_id(
-        benchmark_key(benchmark), task.task_id, docset.docset_id, config.config_id, repeat
+        benchmark_key(benchmark), task.task_id, docset.docset_id, identity.config_id, repeat
     )
     sandbox = benchmark.new_sandbox(task)
     ctx = EpisodeContext(
@@ -91,7 +108,7 @@ def run_episode(
         task_id=task.task_id,
         domain=task.domain,
         docset_id=docset.docset_id,
-        config_id=config.config_id,
+        config_id=identity.config_id,
         repeat=repeat,
         model=config.model,
         paradigm=config.label,

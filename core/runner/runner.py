@@ -25,7 +25,7 @@ from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
-from core.runner.episodes import AgentFactory, run_episode
+from core.runner.episodes import AgentFactory, repeat_config, run_episode
 from core.runner.metrics import Metrics, compute_metrics
 from core.warehouse import Episode, Warehouse
 
@@ -126,17 +126,19 @@ def run(
     was_cancelled = False
 
     def one(task: Task, repeat: int):
-        agent = factory(plan.config)
+        config = repeat_config(plan.config, repeat)
+        agent = factory(config)
         return run_episode(
             plan.benchmark,
             task,
             plan.docset,
-            plan.config,
+            config,
             repeat,
             run_id=run_id,
             agent=agent,
             split=plan.split,
             variant=plan.variant,
+            identity=plan.config,
         )
 
     buffer: list = []

@@ -73,6 +73,8 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
             baseline_model=writer.model,
             curve_eval_runs=1,
             memory_ablation=False,  # one optimize run in the sample: the one above
+            headroom=None,  # the literal reader never orders with the original docs: optimize anyway
+            min_val_tasks=0,
         )
         ids["compare_id"] = run_compare(wh, spec, bench=bench, embedder=fake_embedder).compare_id
         changed = next((r for r in result.tools if r.changed), result.tools[0])

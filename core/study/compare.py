@@ -54,8 +54,10 @@ from core.study.compare_spec import (
     CompareSpec,
     compare_tasks,
     compared_tools,
+    optimization_agent,
 )
 from core.study.fields import study_tools
+from core.warehouse import reads
 from core.warehouse.costs import baseline_costs, chisel_costs, doc_lengths
 from core.warehouse.records import content_hash
 
@@ -133,8 +135,9 @@ class Harness:
         self.progress = progress
         self.cancelled = cancelled or (lambda: False)
         self.done, self.total = 0, self.planned_steps()
-        # the tools every method documents (None = all tools of the domains); fixed for the whole comparison
-        self.tools = compared_tools(warehouse, spec, self.bench)
+        # the tools every method documents (None = all tools of the domains); chosen when `run()`
+        # starts (with a headroom band that means profiling), fixed for the whole comparison
+        self.tools: list[str] | None = None
 
     # ------------------------------------------------------------------ progress
     def planned_steps(self) -> int:
@@ -198,7 +201,16 @@ class Harness:
 
         spec, out = self.spec, []
         for s in range(spec.opt_runs):
-            config = OptimizeConfig.like(spec, memory=memory, optimizer_model=optimizer_model, seed=s)
+            config = OptimizeConfig.like(
+                spec,
+                memory=memory,
+                optimizer_model=optimizer_model,
+                seed=s,
+                agent=optimization_agent(spec, s),
+                repeats=spec.profile_repeats,
+                tools=tuple(self.tools or ()),
+                headroom=None,  # the harness chose the tools (with the band) for every method
+            )
             result = Optimizer(
                 self.wh,
                 config,
@@ -214,6 +226,19 @@ class Harness:
         return out
 
     # ------------------------------------------------------------------ evaluation
+    def _evaluator(self, **kw: Any) -> Any:
+        """The runner-backed evaluator of this comparison (the harness's agent factory and concurrency)."""
+        from core.evaluation import RunnerEvaluator
+
+        return RunnerEvaluator(
+            self.wh,
+            self.bench,
+            agent_factory=self.agent_factory,
+            concurrency=self.concurrency,
+            extra={"compare_id": self.cid},
+            **kw,
+        )
+
     def evaluate(
         self, method: str, entry: Entry, eval_run: int, tasks: Sequence[Task], kind: str = "compare", **extra
     ) -> Point:
@@ -242,7 +267,19 @@ class Harness:
         self.reused += res.reused
         self._check(res.cancelled)
         m = res.metrics
-        return Point(method, entry.opt_run, eval_run, m.ts, m.tc, m.n, res.run_id, entry.docset.docset_id)
+        outcomes = reads.task_outcomes(self.wh, res.run_id)
+        return Point(
+            method,
+            entry.opt_run,
+            eval_run,
+            m.ts,
+            m.tc,
+            m.n,
+            res.run_id,
+            entry.docset.docset_id,
+            {t: ts for t, (ts, _) in outcomes.items()},
+            {t: tc for t, (_, tc) in outcomes.items()},
+        )
 
     def points(self, method: str, entries: Sequence[Entry], tasks: Sequence[Task]) -> list[Point]:
         out = []
@@ -327,7 +364,8 @@ class Harness:
     # ------------------------------------------------------------------ main
     def run(self) -> CompareResult:
         spec, wh = self.spec, self.wh
-        split_id, tasks = compare_tasks(wh, spec, self.bench)
+        self.tools = compared_tools(wh, spec, self.bench, self._evaluator)
+        split_id, tasks = compare_tasks(wh, spec, self.bench, self.tools)
         task_ids = [t.task_id for t in tasks]
         tools = study_tools(self.bench, tasks)
         original = self.bench.original_docs()

@@ -133,13 +133,26 @@ SIGNIFICANCE = [
 ]
 
 
+def _pp_ci(row: pd.Series) -> str:
+    """The paired per-task difference in percentage points with its bootstrap interval."""
+    d = row.get("paired_delta")
+    if d is None or (isinstance(d, float) and math.isnan(d)):
+        return ""
+    return f"{100 * d:+.1f} [{100 * row['paired_low']:+.1f}, {100 * row['paired_high']:+.1f}]"
+
+
 def summary_frame(c: StoredComparison) -> pd.DataFrame:
     """TS / TC per method over its (optimization run × evaluation run) points, in percent."""
     return _project(c.methods, SUMMARY)
 
 
 def significance_frame(c: StoredComparison) -> pd.DataFrame:
-    """DC against each method: relative improvement of the means, Mann–Whitney U, p, Holm p."""
+    """DC against each method: relative improvement of the means, Mann–Whitney U, p, Holm p.
+
+    With per-task outcomes stored, also the paired evidence (primary): the
+    per-task difference with its bootstrap interval, the exact McNemar p and
+    the minimum detectable effect of that many paired tasks.
+    """
     t = c.tests
     if t.empty:
         return t
@@ -154,7 +167,19 @@ def significance_frame(c: StoredComparison) -> pd.DataFrame:
             ],
         }
     )
-    return pd.concat([head, _project(t, SIGNIFICANCE), t["test"].fillna("").rename("test")], axis=1)
+    frames = [head, _project(t, SIGNIFICANCE), t["test"].fillna("").rename("test")]
+    if "paired_delta" in t.columns and t["paired_delta"].notna().any():
+        frames.append(
+            pd.DataFrame(
+                {
+                    "paired Δ pp [95% CI]": t.apply(_pp_ci, axis=1),
+                    "tasks": t["paired_n"].map(lambda v: "" if pd.isna(v) else int(v)),
+                    "McNemar p": t["mcnemar_p"].map(_p),
+                    "MDE pp": t["mde"].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}"),
+                }
+            )
+        )
+    return pd.concat(frames, axis=1)
 
 
 def efficiency_frame(c: StoredComparison) -> pd.DataFrame:

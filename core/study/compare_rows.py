@@ -7,6 +7,9 @@ scipy there): the distribution of a method is its TS (or TC) over every
 other method by the relative improvement of the means, as the paper reports
 it ((DC − X) / X in percent), and by a two-sided Mann–Whitney U test of the
 point distributions; the p-values of one metric form one Holm family.
+Beside them, the primary evidence: a paired per-task comparison on the same
+test tasks (bootstrap CI of the per-task difference, exact McNemar on the
+tasks' majority outcomes) with the minimum detectable effect of that many pairs.
 """
 
 from __future__ import annotations
@@ -14,10 +17,18 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.study.stats import holm, iqr, mann_whitney_u, relative_improvement
+from core.study.stats import (
+    bootstrap_interval,
+    holm,
+    iqr,
+    mann_whitney_u,
+    mcnemar_exact,
+    minimum_detectable_effect,
+    relative_improvement,
+)
 
 METRICS = ("ts", "tc")
 BASELINES = ("et", "drt")
@@ -35,6 +46,54 @@ class Point:
     n: int
     run_id: str
     docset_id: str
+    task_ts: dict[str, float] = field(default_factory=dict)  # task -> success in this run (mean of repeats)
+    task_tc: dict[str, float] = field(default_factory=dict)
+
+
+def per_task(points: Sequence[Point], metric: str) -> dict[str, float]:
+    """Task -> mean outcome over a method's points (every optimization × evaluation run)."""
+    acc: dict[str, list[float]] = {}
+    for p in points:
+        for task, v in getattr(p, f"task_{metric}").items():
+            acc.setdefault(task, []).append(v)
+    return {t: float(statistics.fmean(v)) for t, v in acc.items()}
+
+
+def paired_evidence(mine: Sequence[Point], theirs: Sequence[Point], metric: str) -> dict[str, Any]:
+    """The paired per-task test of two methods on the same test tasks (the primary evidence).
+
+    Each task's outcome is its mean over the method's runs; the difference is
+    resampled over tasks (bootstrap CI on ΔTS), the exact McNemar test is run
+    on each task's majority outcome, and the minimum detectable effect says
+    what difference this many paired tasks could have shown.
+    """
+    a, b = per_task(mine, metric), per_task(theirs, metric)
+    tasks = sorted(set(a) & set(b))
+    empty = {
+        "paired_delta": None,
+        "paired_low": None,
+        "paired_high": None,
+        "paired_n": 0,
+        "mcnemar_b": None,
+        "mcnemar_c": None,
+        "mcnemar_p": None,
+        "mde": None,
+    }
+    if not tasks:
+        return empty
+    diffs = [a[t] - b[t] for t in tasks]
+    ci = bootstrap_interval(diffs)
+    mc = mcnemar_exact([a[t] >= 0.5 for t in tasks], [b[t] >= 0.5 for t in tasks])
+    return {
+        "paired_delta": ci.mean,
+        "paired_low": ci.low,
+        "paired_high": ci.high,
+        "paired_n": len(tasks),
+        "mcnemar_b": mc.b,
+        "mcnemar_c": mc.c,
+        "mcnemar_p": mc.p,
+        "mde": _finite(minimum_detectable_effect(diffs)),
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -121,6 +180,7 @@ def significance_rows(points: Mapping[str, Sequence[Point]], method: str = "dc")
                     "test": test.method,
                     "n1": test.n1,
                     "n2": test.n2,
+                    **paired_evidence(points[method], points[other], metric),
                 }
             )
         for row, adjusted in zip(family, holm([r["p"] for r in family]), strict=True):
@@ -143,6 +203,7 @@ def significance_rows(points: Mapping[str, Sequence[Point]], method: str = "dc")
                     "test": None,
                     "n1": len(mine),
                     "n2": None,
+                    **paired_evidence(points[method], [], metric),
                 }
             )
     return rows

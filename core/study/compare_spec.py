@@ -7,12 +7,15 @@ optimizer or the runner.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, select_tasks
 from core.benchmarks.splits import get_or_create_split
+from core.chisel.config import HEADROOM, MIN_VAL_TASKS
 from core.study.fields import sample
 from core.warehouse.records import content_hash
 
@@ -52,6 +55,11 @@ class CompareSpec:
     baseline_model: str | None = None
     split_seed: int = 0
     limit_tools: int | None = None  # DocsChisel's per-domain tool cap; ET/DRT and the test tasks follow it
+    headroom: tuple[float, float] | None = HEADROOM  # DocsChisel skips tools outside this TS⁰ band
+    min_val_tasks: int = MIN_VAL_TASKS  # fewer validation tasks: judged on the domain's pooled ones
+    # DocsChisel profiles and accepts candidates on this many samples per task at the evaluation
+    # temperature, each optimization run sampling with its own seed (independent runs)
+    profile_repeats: int = 3
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -62,6 +70,8 @@ class CompareSpec:
                 raise ValueError(f"{name} must be at least 1")
         if self.curve_eval_runs < 0 or self.iterations < 0:
             raise ValueError("curve_eval_runs and iterations must be >= 0")
+        if self.profile_repeats < 1:
+            raise ValueError("profile_repeats must be at least 1")
         if self.limit_tools is not None and self.limit_tools < 1:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
@@ -90,15 +100,26 @@ class CompareSpec:
         return [("dc" if i == 0 else f"dc:{m}", m) for i, m in enumerate(models)]
 
 
-def compared_tools(warehouse, spec: CompareSpec, bench: Benchmark) -> list[str] | None:
-    """The tools every method documents when `limit_tools` caps them; None = every tool of the domains.
+def optimization_agent(spec: CompareSpec, opt_run: int) -> AgentConfig:
+    """The target agent DocsChisel optimizes with: the evaluation temperature, one seed per run."""
+    return replace(spec.agent, temperature=spec.temperature, seed=opt_run)
 
-    The same rule the optimizer applies (`core.chisel.profile.tool_tasks`: per
-    domain, the tools with the most optimization and validation tasks), so
+
+def compared_tools(
+    warehouse, spec: CompareSpec, bench: Benchmark, evaluator_factory: Callable[..., Any] | None = None
+) -> list[str] | None:
+    """The tools every method documents; None = every tool of the domains.
+
+    With `headroom`, the original docs are profiled first on the domains'
+    optimization and validation tasks (the optimization agent of run 0,
+    `profile_repeats` samples per task, so DocsChisel run 0 reuses these
+    episodes) and only tools whose TS⁰ lies in the band are compared. Then
+    `limit_tools` keeps, per domain, the tools with the most optimization and
+    validation tasks (the rule of `core.chisel.profile.tool_tasks`), so
     EasyTool and DRAFT rewrite exactly the tools DocsChisel optimizes and the
     test tasks are the ones that use them.
     """
-    if not spec.limit_tools:
+    if not spec.limit_tools and spec.headroom is None:
         return None
     from core.chisel.profile import tool_tasks
 
@@ -109,19 +130,68 @@ def compared_tools(warehouse, spec: CompareSpec, bench: Benchmark) -> list[str] 
         domain_tasks,
         split,
         list(bench.original_docs()),
-        limit_tools=spec.limit_tools,
         max_opt=spec.max_opt_tasks,
         max_val=spec.max_val_tasks,
     )
-    return sorted(tt.tool for items in by_domain.values() for tt in items)
+    if spec.headroom is not None:
+        by_domain = _with_headroom(warehouse, spec, bench, by_domain, evaluator_factory)
+    if spec.limit_tools:
+        for domain, items in by_domain.items():
+            items.sort(key=lambda tt: (not (tt.opt and tt.val), -(len(tt.opt) + len(tt.val)), tt.tool))
+            by_domain[domain] = items[: spec.limit_tools]
+    tools = sorted(tt.tool for items in by_domain.values() for tt in items)
+    if not tools:
+        raise ValueError(
+            f"no tool of {spec.benchmark} ({', '.join(spec.domains) or 'all domains'}) has TS⁰ in the headroom "
+            f"band {spec.headroom}: the agent always or never succeeds with the original docs"
+        )
+    return tools
 
 
-def compare_tasks(warehouse, spec: CompareSpec, bench: Benchmark) -> tuple[str, list[Task]]:
-    """(split id, the seeded sample of the split's test part for the spec's domains [and compared tools])."""
+def _with_headroom(
+    warehouse, spec: CompareSpec, bench: Benchmark, by_domain: dict, evaluator_factory
+) -> dict:
+    """Keep the tools whose profiled TS⁰ (opt + val, all samples) lies in the spec's band."""
+    from core.chisel.decisions import ToolProfile, outside_headroom
+    from core.evaluation import RunnerEvaluator
+
+    make = evaluator_factory or (lambda **kw: RunnerEvaluator(warehouse, bench, **kw))
+    evaluator = make(agent=optimization_agent(spec, 0), repeats=spec.profile_repeats)
+    original = bench.original_docs()
+    kept: dict[str, list] = {}
+    for domain, items in by_domain.items():
+        tasks = {t.task_id: t for tt in items for t in (*tt.opt, *tt.val)}
+        if not tasks:
+            continue
+        ordered = sorted(tasks.values(), key=lambda t: t.task_id)
+        batch = evaluator.evaluate(
+            original, ordered, "opt+val", kind="compare-profile", label={"domain": domain}
+        )
+        for tt in items:
+            profile = ToolProfile(
+                tt.tool, domain, batch.only(t.task_id for t in tt.opt), batch.only(t.task_id for t in tt.val)
+            )
+            if outside_headroom(profile, spec.headroom) is None:
+                kept.setdefault(domain, []).append(tt)
+    return kept
+
+
+_CHOOSE = object()  # compare_tasks: choose the compared tools itself
+
+
+def compare_tasks(
+    warehouse, spec: CompareSpec, bench: Benchmark, tools: list[str] | None | object = _CHOOSE
+) -> tuple[str, list[Task]]:
+    """(split id, the seeded sample of the split's test part for the spec's domains [and compared tools]).
+
+    `tools` are the compared tools when the caller has chosen them already
+    (None: every tool); by default `compared_tools` chooses them.
+    """
+    if tools is _CHOOSE:
+        tools = compared_tools(warehouse, spec, bench)
     all_tasks = bench.tasks()
     split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
     domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
-    tools = compared_tools(warehouse, spec, bench)
     if tools is not None:
         domain_tasks = [t for t in domain_tasks if set(t.tools) & set(tools)]
     chosen = sample(split.tasks(domain_tasks, "test"), spec.limit, spec.split_seed)

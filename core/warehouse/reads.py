@@ -164,3 +164,13 @@ def eval_run_docset_id(store: Store, run_id: str) -> str | None:
 
 def has_docset(store: Store, docset_id: str) -> bool:
     return bool(store.rows("SELECT 1 FROM doc_sets WHERE docset_id = ?", [docset_id]))
+
+
+def task_outcomes(store: Store, run_id: str) -> dict[str, tuple[float, float]]:
+    """Task id -> (success, tool correctness), each the mean over the run's episodes of that task."""
+    rows = store.rows(
+        """SELECT e.task_id, avg(e.success::INT), avg(e.tool_correct::INT)
+           FROM run_episodes re JOIN episodes e USING (episode_id) WHERE re.run_id = ? GROUP BY e.task_id""",
+        [run_id],
+    )
+    return {tid: (float(s), float(c)) for tid, s, c in rows}
