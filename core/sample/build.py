@@ -32,7 +32,7 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
     from core.chisel.loop import Optimizer
     from core.evaluation import RunnerEvaluator
     from core.llm import Gateway, script, using
-    from core.study.compare import CompareSpec, run_compare
+    from core.study.compare import CompareSpec, optimization_agent, run_compare
     from core.study.fields import StudySpec, run_study
     from core.ui.actions import record_review
     from core.warehouse import Warehouse
@@ -52,16 +52,7 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
             original, split.tasks(bench.tasks(), "test"), "test"
         )
         ids["eval_run"] = batch.run_id
-        config = OptimizeConfig(benchmark=bench.name, engine="evidence", iterations=2, agent=agent)
-        result = Optimizer(wh, config, benchmark=bench).run()
-        ids["optimize_run"], ids["optimized_docset"] = result.run_id, result.docset_id
-        ids["test"] = evaluate_on_test(wh, result.run_id, bench, repeats=2)
-        study = StudySpec(
-            benchmark=bench.name, domain="shop", model=reader.model, repeats=2, limit=4, max_steps=2
-        )
-        run_study(wh, study, bench=bench)
-        ids["study_id"] = study.study_id
-        # the same optimizer settings as above, so its one DocsChisel run is the stored optimization
+        # the comparison below optimizes with exactly these settings, so its DocsChisel run is this one
         spec = CompareSpec(
             benchmark=bench.name,
             opt_runs=1,
@@ -72,10 +63,29 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
             engine="evidence",
             baseline_model=writer.model,
             curve_eval_runs=1,
-            memory_ablation=False,  # one optimize run in the sample: the one above
+            memory_ablation=False,  # one optimize run in the sample
             headroom=None,  # the literal reader never orders with the original docs: optimize anyway
             min_val_tasks=0,
+            profile_repeats=2,
         )
+        config = OptimizeConfig.like(
+            spec,
+            memory=True,
+            optimizer_model=None,
+            seed=0,
+            agent=optimization_agent(spec, 0),
+            repeats=spec.profile_repeats,
+            tools=(),
+            headroom=None,
+        )
+        result = Optimizer(wh, config, benchmark=bench).run()
+        ids["optimize_run"], ids["optimized_docset"] = result.run_id, result.docset_id
+        ids["test"] = evaluate_on_test(wh, result.run_id, bench, repeats=2)
+        study = StudySpec(
+            benchmark=bench.name, domain="shop", model=reader.model, repeats=2, limit=4, max_steps=2
+        )
+        run_study(wh, study, bench=bench)
+        ids["study_id"] = study.study_id
         ids["compare_id"] = run_compare(wh, spec, bench=bench, embedder=fake_embedder).compare_id
         changed = next((r for r in result.tools if r.changed), result.tools[0])
         ids["reviewed_doc"] = changed.selected.doc_id
