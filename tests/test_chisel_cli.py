@@ -50,6 +50,15 @@ def test_optimize_export_and_eval_from_the_command_line(tmp_path, data_dir, rest
             "3",
             "--max-val-tasks",
             "1",
+            # this scripted agent never succeeds: no headroom, so optimize regardless; deterministic
+            "--headroom",
+            "none",
+            "--repeats",
+            "1",
+            "--temperature",
+            "0",
+            "--min-val-tasks",
+            "0",
             # the scripted agent never improves, so only the paper's rule (ties to the shortest) changes the doc
             "--selection",
             "paper",

@@ -21,6 +21,28 @@ data_dir_option = click.option(
     help="Benchmark data directory (default: $DOCSCHISEL_DATA_DIR or ../shared/benchmarks).",
 )
 
+
+def parse_band(ctx, param, value: str | None):  # noqa: ANN001 - click callback
+    """`low,high` (a TS⁰ band) or `none`."""
+    if value is None or value.strip().lower() in ("none", "off", ""):
+        return None
+    try:
+        lo, hi = (float(v) for v in value.split(","))
+    except ValueError as exc:
+        raise click.BadParameter(f"expected low,high (e.g. 0.15,0.85) or none, not {value!r}") from exc
+    if not 0.0 <= lo <= hi <= 1.0:
+        raise click.BadParameter(f"the band must satisfy 0 <= low <= high <= 1, not {value!r}")
+    return (lo, hi)
+
+
+headroom_option = click.option(
+    "--headroom",
+    default="0.15,0.85",
+    callback=parse_band,
+    help="Optimize only tools whose TS⁰ (original docs, opt + val tasks, all samples) lies in this band; "
+    "'none' optimizes every tool.",
+)
+
 BENCHMARK_HELP = "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder."
 benchmark_option = click.option("--benchmark", "-b", default="api-bank", help=BENCHMARK_HELP)
 benchmarks_option = click.option(

@@ -11,6 +11,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    headroom_option,
     open_warehouse,
     split_csv,
     target_agent_options,
@@ -87,6 +88,19 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     default="evidence",
     help="DocsChisel's selection rule (see `docschisel optimize --help`).",
 )
+@headroom_option
+@click.option(
+    "--profile-repeats",
+    type=click.IntRange(min=1),
+    default=3,
+    help="Samples per task when profiling the original docs and judging DocsChisel's candidates.",
+)
+@click.option(
+    "--min-val-tasks",
+    type=click.IntRange(min=0),
+    default=4,
+    help="DocsChisel: a tool with fewer validation tasks is judged on its domain's pooled ones (0: never).",
+)
 @click.option("--no-memory-ablation", is_flag=True, help="Skip the DocsChisel run without memory (Fig. 10).")
 @click.option(
     "--curve-eval-runs",
@@ -148,6 +162,9 @@ def command(ctx: click.Context, **opts) -> None:
         curve_eval_runs=opts["curve_eval_runs"],
         baseline_model=opts["baseline_model"],
         split_seed=opts["split_seed"],
+        headroom=opts["headroom"],
+        profile_repeats=opts["profile_repeats"],
+        min_val_tasks=opts["min_val_tasks"],
     )
     wh = open_warehouse(opts["warehouse"])
     progress, cancelled = job_hooks(wh)

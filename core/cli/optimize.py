@@ -7,6 +7,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    headroom_option,
     open_warehouse,
     split_csv,
     target_agent_options,
@@ -40,7 +41,22 @@ from core.cli.common import (
     default=0,
     help="Seed of the stored opt/val/test split (eval --seed must match).",
 )
-@click.option("--repeats", "-r", type=int, default=1, help="Evaluation repeats per task.")
+@click.option(
+    "--repeats", "-r", type=int, default=3, help="Samples per task in profiling and candidate evaluation."
+)
+@click.option(
+    "--temperature",
+    type=float,
+    default=0.7,
+    help="The target agent's sampling temperature (each repeat its own seed).",
+)
+@headroom_option
+@click.option(
+    "--min-val-tasks",
+    type=int,
+    default=4,
+    help="A tool with fewer validation tasks is judged on its domain's pooled validation tasks (0: never).",
+)
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
 @click.option(
@@ -74,6 +90,9 @@ def command(
     seed: int,
     split_seed: int,
     repeats: int,
+    temperature: float,
+    headroom: tuple[float, float] | None,
+    min_val_tasks: int,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
@@ -101,6 +120,7 @@ def command(
         doc_mode=doc_mode,
         max_steps=max_steps,
         time_limit_s=time_limit,
+        temperature=temperature,
     )
     config = OptimizeConfig(
         benchmark=benchmark,
@@ -119,6 +139,8 @@ def command(
         max_val_tasks=max_val_tasks,
         max_traces=max_traces,
         selection=selection,
+        headroom=headroom,
+        min_val_tasks=min_val_tasks,
         name=name,
     )
     progress, cancelled = job_hooks(wh)
@@ -147,6 +169,12 @@ def command(
             f"{r.tool:<40} {r.domain:<14} {r.n_opt:>4} {r.n_val:>4} {r.base_val_ts:>8.2f} {r.best_val_ts:>8.2f} "
             f"{tokens:>11} {r.minutes:>6.1f}  {'changed' if r.changed else 'original'}"
         )
+    skipped = [r for r in result.tools if r.reason.startswith("skipped:")]
+    if skipped:
+        click.echo("")
+        click.echo(f"skipped {len(skipped)} tool(s) without headroom (--headroom none optimizes them too):")
+        for r in skipped:
+            click.echo(f"  {r.tool}: {r.reason.removeprefix('skipped: ')}")
     click.echo("")
     click.echo(f"run id: {result.run_id}")
     click.echo(f"optimized doc set: {result.docset_id}")
