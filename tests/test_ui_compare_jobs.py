@@ -35,6 +35,7 @@ def _set_form(at, *, limit: int, eval_runs: int) -> None:
     at.number_input(key="cmpjob_steps").set_value(1)
     at.number_input(key="cmpjob_iter").set_value(0)
     at.checkbox(key="cmpjob_memory").uncheck()
+    at.checkbox(key="cmpjob_headroom").uncheck()  # no profiling step: the job is only evaluation runs
     at.run()
 
 

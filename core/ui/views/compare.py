@@ -50,6 +50,7 @@ def compare_argv(
     max_steps: int = 6,
     memory_ablation: bool = True,
     curve_eval_runs: int = 1,
+    headroom: bool = True,
 ) -> list[str]:
     """The `docschisel compare` arguments of a comparison job (0 = no cap for limit / limit_tools)."""
     argv = [
@@ -64,6 +65,8 @@ def compare_argv(
         argv += ["--limit-tools", str(limit_tools)]
     if not memory_ablation:
         argv.append("--no-memory-ablation")
+    if not headroom:
+        argv += ["--headroom", "none"]
     return argv
 
 
@@ -96,6 +99,12 @@ def start_form(path: str) -> None:
         memory = c[4].checkbox(
             "Memory ablation", True, key="cmpjob_memory", help="Fig. 10: DC without memory"
         )
+        headroom = st.checkbox(
+            "Only tools with headroom",
+            True,
+            key="cmpjob_headroom",
+            help="Profile the original docs first and compare only tools whose TS⁰ lies in 0.15–0.85",
+        )
         if st.button(
             "Start comparison",
             type="primary",
@@ -107,7 +116,7 @@ def start_form(path: str) -> None:
                 benchmark, domains, methods, model=model, agent=agent, warehouse=path,
                 opt_runs=int(opt_runs), eval_runs=int(eval_runs), limit=int(limit),
                 limit_tools=int(limit_tools), iterations=int(iterations), max_steps=int(max_steps),
-                memory_ablation=memory,
+                memory_ablation=memory, headroom=headroom,
             )  # fmt: skip
             params = {"benchmark": benchmark, "domains": domains, "methods": methods, "model": model}
             job_id = jobs.start_job(wh(), "compare", argv, params)
