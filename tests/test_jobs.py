@@ -9,6 +9,7 @@ import pytest
 
 from core import jobs
 from core.warehouse import Warehouse
+from core.warehouse.rows import JobEventRow, JobRow
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_cancel_falls_back_to_sigterm(wh: Warehouse) -> None:
 
 
 def test_progress_is_throttled_and_cancel_flag_is_read_from_the_log(wh: Warehouse) -> None:
-    wh.insert("job_events", [{"job_id": "j", "status": "queued", "ts": jobs.now()}])
+    wh.record([JobEventRow(job_id="j", status="queued", done=None, total=None, message="")])
     for i in range(1, 51):
         jobs.report_progress(wh, "j", i, 50, f"{i}")
     n = wh.scalar("SELECT count(*) FROM job_events WHERE job_id = 'j' AND status = 'running'")
@@ -88,6 +89,6 @@ def test_progress_is_throttled_and_cancel_flag_is_read_from_the_log(wh: Warehous
 
 
 def test_a_job_whose_process_vanished_is_reported_lost(wh: Warehouse) -> None:
-    wh.insert("job_events", [{"job_id": "gone", "status": "running", "ts": jobs.now()}])
-    wh.insert("jobs", [{"job_id": "gone", "kind": "eval", "params": "{}", "pid": 2**22 + 12345}])
+    wh.record([JobEventRow(job_id="gone", status="running", done=None, total=None, message="")])
+    wh.record([JobRow(job_id="gone", kind="eval", params={}, pid=2**22 + 12345)])
     assert jobs.job_state(wh, "gone").status == "lost"
