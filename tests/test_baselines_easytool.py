@@ -79,7 +79,11 @@ def test_easytool_scripted():
     # calls: cal description (invalid: 'delete' missing -> 1 retry) + 2 guidelines + Ping description + 1 guideline
     assert model.calls == 6
     create = res.docset["cal.create"]
-    assert create.description == "create is to create an event."
+    # EasyTool adds to the documentation: the tool's own description stays, the concise template
+    # is shown beside it as usage guidance
+    assert create.description == "Creates an event. Host: x.example."
+    assert create.guidance.startswith("cal is a tool that can manage calendar events.")
+    assert "1. create is to create an event." in create.guidance
     assert create.parameters == _docs()["cal.create"].parameters  # copied through
     assert json.loads(create.examples[0]) == {
         "Scenario": "One scenario for create of cal is: plan lunch.",
@@ -88,6 +92,7 @@ def test_easytool_scripted():
     assert not create.has("TD") and not create.has("RPN") and not create.has("CI")  # no slot in the template
     assert res.meta["templates"]["cal"].startswith("cal is a tool that can manage calendar events.")
     assert json.loads(res.docset["Ping"].examples[0])["Parameters"] == {}
+    assert res.docset["Ping"].description == "Checks the service."
     assert sum(c["calls"] for c in res.costs.values()) == pytest.approx(6)
     assert res.costs["cal.create"]["invalid"] == 1
 
@@ -112,6 +117,11 @@ def test_guideline_with_unknown_parameter_is_retried_then_dropped():
     res = run_easytool(docs, None, EasyToolConfig(model=model.model, retries=2))
     assert res.docset["Ping"].examples == ()
     assert model.calls == 1 + 2
+    # a tool without a description of its own gets its template entry as the description
+    bare = DocSet([ToolDoc(tool="Ping", name="Ping", parameters=(Param(name="host"),))])
+    res = run_easytool(bare, None, EasyToolConfig(model=model.model, retries=2))
+    assert res.docset["Ping"].description == "Ping is to ping."
+    assert res.docset["Ping"].guidance is None
 
 
 def test_generate_baseline_stores_and_reuses(warehouse, data_dir):
@@ -136,7 +146,9 @@ def test_generate_baseline_stores_and_reuses(warehouse, data_dir):
         warehouse, "easytool", "api-bank", domains=["finance"], model=model.model, bench=bench
     )
     assert set(out.tools) == {"OpenBankAccount", "QueryBalance", "QueryStock", "GetUserToken"}
-    assert not out.reused and out.docset["QueryBalance"].description == "QueryBalance is to do it."
+    balance = out.docset["QueryBalance"]
+    assert not out.reused and balance.description == bench.original_docs()["QueryBalance"].description
+    assert "QueryBalance is to do it." in balance.guidance
     assert out.docset["AddScene"] == bench.original_docs()["AddScene"]  # other domains untouched
     calls = model.calls
     again = generate_baseline(

@@ -15,12 +15,14 @@ Adaptation to our benchmarks (documented, deliberate):
   and we render the fixed template from them, so a small model's reply is
   validated (pydantic, every function named exactly once) and retried, and the
   template text is exactly EasyTool's.
-- The output is ToolDocs in EasyTool's instruction format: TN, FD = the
-  function's entry of the template ("create_event is to ..."), the parameter
-  list as it was (IPN/IPD/IPT/DPV/PRF/POF), UE = the guideline example. Fields
-  the template has no slot for (TD, returns, CI, existing examples, RT, UG, IC)
-  are dropped, as EasyTool's instructions drop them. The tool-level template
-  text of every tool is kept in the doc set's metadata.
+- The output is ToolDocs the agent reads as EasyTool's instruction: TN, the
+  original FD kept (EasyTool adds to the documentation, it does not replace
+  the description; a tool without one gets its template entry "create_event
+  is to ..."), UG = the toolkit's concise template, shown to the agent, the
+  parameter list as it was (IPN/IPD/IPT/DPV/PRF/POF), UE = the guideline
+  example. Fields the instruction has no slot for (TD, returns, CI, existing
+  examples, RT, IC) are dropped, as EasyTool's instructions drop them. The
+  template text of every tool is also kept in the doc set's metadata.
 """
 
 from __future__ import annotations
@@ -209,13 +211,16 @@ def easytool_toolkit(
             if guideline is not None
             else None
         )
+        # EasyTool keeps the tool's own description and gives the agent its concise instruction
+        # beside it: the toolkit template with this function's entry, and the guideline example.
         new = ToolDoc(
             tool=doc.tool,
             name=doc.name,
-            description=fd,
+            description=doc.description or fd,
             parameters=doc.parameters,
             returns=doc.returns if config.keep_returns else (),
             examples=(example,) if example else (),
+            guidance=template if doc.description else None,
         )
         out_docs.append(new)
         per_function[doc.tool] = {"functionality": functionality, "guideline": example is not None}
