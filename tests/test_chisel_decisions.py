@@ -63,3 +63,78 @@ def test_profile_views_and_selection_over_typed_candidates():
     ev = judge(profile, _batch("cv", {"v": [True]}, "val"), batch)
     chosen = select(d0, 0.0, [Candidate(good, ev, 12, 1)])
     assert chosen.doc == good and chosen.val_ts == 1.0 and "iteration 1" in chosen.reason
+
+
+def test_partial_credit_of_calls_against_the_gold() -> None:
+    from core.benchmarks.base import Call
+    from core.benchmarks.credit import call_match, partial_credit
+
+    gold = Call("book", {"day": "2024-02-03", "qty": 2, "name": "Ann"})
+    # right tool, 2 of 3 arguments (loose: case, quotes and number spelling do not matter)
+    assert call_match(gold, Call("book", {"day": "2024-02-03", "qty": "2.0", "name": "bob"})) == 3 / 4
+    assert call_match(gold, Call("quote", {"day": "2024-02-03"})) == 0.0
+    assert partial_credit([gold], [Call("quote", {}), Call("book", {"name": " ann "})]) == 2 / 4
+    assert partial_credit([gold], []) == 0.0 and partial_credit([], []) == 1.0
+    # the best call per gold call, averaged over the gold calls
+    two = [gold, Call("pay", {})]
+    assert partial_credit(two, [Call("pay", {}), gold]) == 1.0
+    assert partial_credit(two, [Call("pay", {})]) == 0.5
+
+
+def _scored(run: str, outcomes: dict[str, list[tuple[bool, float]]], part: str) -> EvalBatch:
+    traces = tuple(
+        Trace(
+            episode_id=f"{run}-{t}-{r}",
+            task_id=t,
+            domain="d",
+            query="q",
+            success=ok,
+            tool_correct=ok,
+            repeat=r,
+            score={"partial": partial},
+        )
+        for t, samples in sorted(outcomes.items())
+        for r, (ok, partial) in enumerate(samples)
+    )
+    return EvalBatch(run, part, "ds", traces, len(traces))
+
+
+def test_repeated_samples_accept_on_ts_and_partial_credit_only_breaks_ties() -> None:
+    """Acceptance and selection over repeated samples: TS decides, partial credit breaks exact TS ties."""
+    d0 = ToolDoc(tool="t", name="t", description="x")
+    closer, further, wrong = d0.add("UG", "a"), d0.add("UG", "bb"), d0.add("UG", "c")
+    profile = ToolProfile(
+        "t",
+        "d",
+        opt=_scored("p-opt", {"o1": [(False, 0.25)] * 3, "o2": [(True, 1.0)] * 3}, "opt"),
+        val=_scored("p-val", {"v1": [(True, 1.0), (False, 0.25), (False, 0.25)]}, "val"),
+    )
+    assert profile.val.partial == 0.5 and profile.opt.partial == 0.625
+    same_ts_nearer = judge(
+        profile,
+        _scored("a-val", {"v1": [(True, 1.0), (False, 0.75), (False, 0.5)]}, "val"),
+        _scored("a-opt", {"o1": [(False, 0.75)] * 3, "o2": [(True, 1.0)] * 3}, "opt"),
+    )
+    same_ts_same_credit = judge(profile, profile.val, profile.opt)
+    lower_ts_high_credit = judge(
+        profile,
+        _scored("c-val", {"v1": [(False, 0.9)] * 3}, "val"),
+        _scored("c-opt", {"o1": [(False, 0.9)] * 3, "o2": [(True, 1.0)] * 3}, "opt"),
+    )
+    assert same_ts_nearer.accepted and same_ts_same_credit.accepted
+    assert not lower_ts_high_credit.accepted  # credit never replaces TS
+    assert same_ts_nearer.val_partial > same_ts_nearer.base_val_partial
+    # equal TS everywhere: the candidate that got closer to the gold calls is selected ...
+    chosen = select(
+        d0,
+        profile.base_val,
+        [
+            Candidate(further, same_ts_same_credit, 10, 1),
+            Candidate(closer, same_ts_nearer, 30, 2),
+            Candidate(wrong, lower_ts_high_credit, 5, 3),
+        ],
+    )
+    assert chosen.doc == closer and "partial credit" in chosen.reason
+    # ... and a candidate that ties on TS and on credit does not replace the original
+    kept = select(d0, profile.base_val, [Candidate(further, same_ts_same_credit, 10, 1)])
+    assert kept.doc == d0 and "original kept" in kept.reason

@@ -52,6 +52,9 @@ def test_failures_are_recorded_not_raised(warehouse: Warehouse) -> None:
     assert abs(res.metrics.ts - 8 / 12) < 1e-9
     assert set(res.metrics.by_domain["domain"]) == {"arith", "other"}
     assert list(res.metrics.by_tool["tool"]) == ["math.add"]
+    # every episode carries its call-level partial credit (a success has full credit)
+    credit = warehouse.query("SELECT success, json_extract(score, '$.partial')::DOUBLE AS p FROM episodes")
+    assert credit["p"].notna().all() and (credit[credit.success]["p"] == 1.0).all()
 
 
 def test_rerun_reuses_finished_episodes(warehouse: Warehouse) -> None:

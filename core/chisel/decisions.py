@@ -116,7 +116,17 @@ def judge(profile: ToolProfile, val: EvalBatch, opt: EvalBatch) -> Evaluation:
         regressions=regressions(base_pass, now_pass),
         fixed=fixed(base_pass, now_pass),
         accepted=accepted(val.ts, profile.base_val),
+        val_partial=val.partial,
+        base_val_partial=profile.val.partial,
+        opt_partial=opt.partial,
+        base_opt_partial=profile.opt.partial,
     )
+
+
+def _signal(val_ts: float, opt_ts: float, val_partial: float, opt_partial: float) -> tuple[float, ...]:
+    """What selection compares, most important first: TS on validation, TS on the optimization
+    re-run, then partial credit (validation, optimization) only to break exact TS ties."""
+    return (round(val_ts, 9), round(opt_ts, 9), round(val_partial, 9), round(opt_partial, 9))
 
 
 def select(
@@ -129,9 +139,9 @@ def select(
     with one or two validation tasks is common with weak models), the shortest
     tie replaces the original without any evidence that it is better.
     `rule="evidence"` (the default) breaks validation ties by the re-run of the
-    optimization set before length, and keeps the original when the best
-    candidate neither beats it on validation nor on the optimization set —
-    an accepted candidate still has to show *some* improvement to be selected.
+    optimization set, then by call-level partial credit, before length, and
+    keeps the original unless the best candidate beats it on that same
+    ordering — an accepted candidate still has to show *some* improvement.
     """
     if rule not in SELECTIONS:
         raise ValueError(f"selection rule must be one of {SELECTIONS}, not {rule!r}")
@@ -143,22 +153,34 @@ def select(
         return Selection(d0, base_val, f"original kept: {why}")
 
     def rank(c: Candidate) -> tuple[float, ...]:
-        tie_break = () if rule == "paper" else (-c.evaluation.opt_ts,)
-        return (-c.evaluation.val_ts, *tie_break, c.tokens, c.iteration)
+        ev = c.evaluation
+        if rule == "paper":
+            return (-ev.val_ts, c.tokens, c.iteration)
+        return (
+            *(-x for x in _signal(ev.val_ts, ev.opt_ts, ev.val_partial, ev.opt_partial)),
+            c.tokens,
+            c.iteration,
+        )
 
     best = min(kept, key=rank)
     ev = best.evaluation
-    if rule == "evidence" and ev.val_ts <= base_val and ev.opt_ts <= ev.base_opt_ts:
-        return Selection(
-            d0,
-            base_val,
-            f"original kept: the best accepted candidate (iteration {best.iteration}) ties the original on "
-            f"validation ({ev.val_ts:.2f}) and does not improve the optimization set ({ev.opt_ts:.2f} vs "
-            f"{ev.base_opt_ts:.2f})",
-        )
+    if rule == "evidence":
+        now = _signal(ev.val_ts, ev.opt_ts, ev.val_partial, ev.opt_partial)
+        before = _signal(base_val, ev.base_opt_ts, ev.base_val_partial, ev.base_opt_partial)
+        if now <= before:
+            return Selection(
+                d0,
+                base_val,
+                f"original kept: the best accepted candidate (iteration {best.iteration}) does not improve on "
+                f"the original (val TS {ev.val_ts:.2f} vs {base_val:.2f}, opt TS {ev.opt_ts:.2f} vs "
+                f"{ev.base_opt_ts:.2f}, partial credit {ev.val_partial:.2f}/{ev.opt_partial:.2f} vs "
+                f"{ev.base_val_partial:.2f}/{ev.base_opt_partial:.2f})",
+            )
     return Selection(
         best.doc,
         ev.val_ts,
         f"iteration {best.iteration}: best accepted val TS {ev.val_ts:.2f} (original {base_val:.2f}), "
-        f"opt TS {ev.opt_ts:.2f} (original {ev.base_opt_ts:.2f}), {best.tokens} tokens",
+        f"opt TS {ev.opt_ts:.2f} (original {ev.base_opt_ts:.2f}), partial credit "
+        f"{ev.val_partial:.2f}/{ev.opt_partial:.2f} (original {ev.base_val_partial:.2f}/"
+        f"{ev.base_opt_partial:.2f}), {best.tokens} tokens",
     )

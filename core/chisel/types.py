@@ -131,6 +131,11 @@ class Evaluation(BaseModel):
     regressions: list[str] = Field(default_factory=list)  # task ids passed with d0, failing now
     fixed: list[str] = Field(default_factory=list)  # task ids failed with d0, passing now
     accepted: bool = False
+    # Mean call-level partial credit (core.evaluation.batch.credit): breaks ties between equal TS.
+    val_partial: float = 0.0
+    base_val_partial: float = 0.0
+    opt_partial: float = 0.0
+    base_opt_partial: float = 0.0
 
 
 def jsonable(obj: Any) -> Any:

@@ -11,7 +11,7 @@ episodes are content-hashed, stored once and reused) and by the warehouse's
 read queries; tests can pass any object with the same method.
 """
 
-from core.evaluation.batch import EvalBatch, passing, success_rate
+from core.evaluation.batch import EvalBatch, credit, passing, success_rate
 from core.evaluation.evaluator import Evaluator, RunnerEvaluator
 from core.evaluation.traces import Step, Trace, error_output_check, mark_error_outputs
 
@@ -21,6 +21,7 @@ __all__ = [
     "RunnerEvaluator",
     "Step",
     "Trace",
+    "credit",
     "error_output_check",
     "mark_error_outputs",
     "passing",

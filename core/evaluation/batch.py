@@ -13,6 +13,18 @@ def success_rate(traces: Sequence[Trace]) -> float:
     return sum(t.success for t in traces) / len(traces) if traces else 0.0
 
 
+def credit(trace: Trace) -> float:
+    """Partial credit of one episode: 1 for a success, else the share of the gold calls it got right.
+
+    The runner stores the share as `score["partial"]` (core.benchmarks.credit);
+    episodes stored before it existed count 0 when they failed.
+    """
+    if trace.success:
+        return 1.0
+    value = (trace.score or {}).get("partial")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
 def passing(traces: Sequence[Trace]) -> dict[str, bool]:
     """task -> passes (success in at least half of its repeats)."""
     rates: dict[str, list[bool]] = {}
@@ -46,6 +58,11 @@ class EvalBatch:
     @property
     def tc(self) -> float:
         return sum(t.tool_correct for t in self.traces) / len(self.traces) if self.traces else 0.0
+
+    @property
+    def partial(self) -> float:
+        """Mean partial credit (see `credit`): a tie-breaker between equal TS, never a substitute."""
+        return sum(credit(t) for t in self.traces) / len(self.traces) if self.traces else 0.0
 
     @property
     def agent_tokens(self) -> int:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
 from core.benchmarks.base import Benchmark, Score, Task
+from core.benchmarks.credit import partial_credit
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
 from core.warehouse.records import Episode, Event, now
@@ -99,6 +100,9 @@ def run_episode(
         score = Score(False, False, {"error": f"scorer failed: {type(exc).__name__}: {exc}"})
         error = error or str(score.details["error"])
         error_class = error_class or "scorer_error"
+    details = dict(score.details)
+    # Call-level partial credit breaks ties between equal task success (see core.benchmarks.credit).
+    details.setdefault("partial", round(partial_credit(task.gold, list(ctx.calls)), 4))
     rec = ctx.recorder
     steps = sum(1 for e in rec.events if e.kind == "model_call")
     episode = Episode(
@@ -116,7 +120,7 @@ def run_episode(
         split=split,
         success=bool(score.success),
         tool_correct=bool(score.tool_correct),
-        score=dict(score.details),
+        score=details,
         calls=[c.to_json() for c in ctx.calls],
         final_answer=final,
         error=error,
