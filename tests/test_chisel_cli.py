@@ -57,6 +57,8 @@ def test_optimize_export_and_eval_from_the_command_line(tmp_path, data_dir, rest
             "1",
             "--temperature",
             "0",
+            "--engine",
+            "evidence",
             "--min-val-tasks",
             "0",
             # the scripted agent never improves, so only the paper's rule (ties to the shortest) changes the doc

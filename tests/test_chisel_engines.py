@@ -247,6 +247,7 @@ def test_real_api_bank_with_a_scripted_agent(warehouse, data_dir) -> None:
         iterations=2,
         max_opt_tasks=4,
         max_val_tasks=2,
+        engine="evidence",
     )
     result = optimize(warehouse, cfg, data_dir=str(data_dir), agent_factory=ForgetfulAgent)
     (tool,) = result.tools

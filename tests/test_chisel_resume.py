@@ -31,7 +31,9 @@ SCRIPT = textwrap.dedent(
             time.sleep(float(sys.argv[2]))
             return super().run(ctx)
 
-    cfg = OptimizeConfig(benchmark="shop", agent=AgentConfig(model="scripted/doc-reader"), iterations=3)
+    cfg = OptimizeConfig(
+        benchmark="shop", agent=AgentConfig(model="scripted/doc-reader"), iterations=3, engine="evidence"
+    )
     res = optimize(Warehouse(sys.argv[1]), cfg, benchmark=ShopBench(n=24, quote_tasks=6), agent_factory=Slow)
     print("docset", res.docset_id)
     """
@@ -57,7 +59,9 @@ def _optimize(db: Path):
     from core.chisel.loop import optimize
     from tests.test_chisel_toy import DocReadingAgent, ShopBench
 
-    cfg = OptimizeConfig(benchmark="shop", agent=AgentConfig(model="scripted/doc-reader"), iterations=3)
+    cfg = OptimizeConfig(
+        benchmark="shop", agent=AgentConfig(model="scripted/doc-reader"), iterations=3, engine="evidence"
+    )
     return optimize(
         Warehouse(db), cfg, benchmark=ShopBench(n=24, quote_tasks=6), agent_factory=DocReadingAgent
     )

@@ -29,7 +29,7 @@ from core.cli.common import (
     "--engine",
     type=click.Choice(["auto", "evidence", "llm"]),
     default="auto",
-    help="auto: evidence engine for the local model, LLM engine otherwise.",
+    help="auto: the LLM engine whenever the optimizer model can run (hosted, or a local model that is installed), else the evidence engine.",
 )
 @click.option("--optimizer-model", default=None, help="Model of the LLM engine (any litellm model).")
 @click.option(

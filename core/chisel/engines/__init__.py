@@ -13,16 +13,36 @@ from typing import Any
 
 from core.chisel.engines.base import Engine
 
-__all__ = ["Engine", "make_engine"]
+__all__ = ["Engine", "auto_engine", "make_engine"]
+
+
+def auto_engine(model: str) -> str:
+    """What `auto` means for an optimizer model: the paper's LLM engine whenever the model can run.
+
+    A hosted model, a scripted test model, or a local model whose weights are
+    installed runs the LLM engine (the offline default is Qwen2.5-Coder-1.5B,
+    strong enough to follow the JSON formats); a local model that is not
+    installed falls back to the evidence engine, which needs no model at all.
+    """
+    if not model.startswith("local/"):
+        return "llm"
+    import importlib.util
+
+    from core.llm import weights
+
+    name = model.split("/", 1)[1]
+    if importlib.util.find_spec("llama_cpp") is None or name not in weights.MODELS:
+        return "evidence"
+    return "llm" if weights.installed(weights.spec(name)) else "evidence"
 
 
 def make_engine(kind: str, optimizer_model: str | None = None, **options: Any) -> Engine:
-    """`evidence`, `llm`, or `auto` (evidence for the local model or no model, else llm)."""
+    """`evidence`, `llm`, or `auto` (see `auto_engine`)."""
     from core.llm import default_optimizer_model
 
     model = optimizer_model or default_optimizer_model()
     if kind == "auto":
-        kind = "evidence" if model.startswith("local/") else "llm"
+        kind = auto_engine(model)
     if kind == "evidence":
         from core.chisel.engines.evidence import EvidenceEngine
 
