@@ -2,10 +2,16 @@
 
 `ShopBench` has one domain and three tools. Its `DocReadingAgent` behaves like
 a model that follows the documentation literally: it passes `qty` only when
-the doc marks it required (PRF), writes dates as YYYY-MM-DD only when the doc
-states that format (IPD/IPT/UE), and picks `shop.order` over `shop.quote`
-only when the order doc says so. The optimizer therefore has real, field-level
-problems to find and fix, deterministically and in milliseconds.
+the doc marks it required (PRF), writes dates as ISO dates only when the date
+parameter's own description or type shows that format (a YYYY-MM-DD pattern
+or an ISO date: IPD / IPT),
+and, on requests that could mean a quote (every fourth order), asks for a
+quote first unless the order doc carries usage guidance or a usage example
+(UG / UE) — a model that needs to be shown when a tool applies. Its failure
+modes are defined by which fields the doc has and by the standard notation of
+a date format, never by the optimizer's own wording, so the optimizer has
+real, field-level problems to find and fix, deterministically and in
+milliseconds.
 """
 
 from __future__ import annotations
@@ -16,9 +22,9 @@ from collections.abc import Sequence
 from core.agents.base import AgentConfig, EpisodeContext
 from core.benchmarks.base import Call, Score, Task, ToolError
 from core.docs import DocSet, Param, Return, ToolDoc
-from core.docs.render import render_text
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ISO_IN_DOC = re.compile(r"YYYY-MM-DD|\b\d{4}-\d{2}-\d{2}\b")
 
 
 class ShopSandbox:
@@ -143,17 +149,18 @@ class DocReadingAgent:
             ctx.execute(gold)
             return "done"
         doc = docs["shop.order"]
-        text = render_text(doc)
         if doc.examples and ctx.task.task_id in self.hurt_on:
             ctx.execute(Call("shop.quote", {"item": gold.args["item"]}))
             return "confused"
-        if "not shop.quote" not in text and int(ctx.task.task_id[-3:]) % 4 == 0:
+        shown_when = doc.has("UG") or doc.has("UE")
+        if not shown_when and int(ctx.task.task_id[-3:]) % 4 == 0:
             ctx.execute(Call("shop.quote", {"item": gold.args["item"]}))
         args = {"item": gold.args["item"]}
         qty = doc.param("qty")
         if qty is not None and qty.required:
             args["qty"] = gold.args["qty"]
-        if "YYYY-MM-DD" in text:
+        date = doc.param("date")
+        if date is not None and ISO_IN_DOC.search(f"{date.description or ''} {date.type or ''}"):
             args["date"] = gold.args["date"]
         else:
             y, m, d = gold.args["date"].split("-")
