@@ -1,8 +1,9 @@
-"""Documentation-optimisation baselines: EasyTool and DRAFT, over the LLM gateway."""
+"""Documentation-optimisation baselines: EasyTool and DRAFT over the LLM gateway, and GEPA (the gepa package)."""
 
 from core.baselines.bleu import sentence_bleu
 from core.baselines.draft import DraftConfig, convergence, draft_tool, run_draft, should_stop, too_similar
 from core.baselines.easytool import BaselineResult, EasyToolConfig, easytool_toolkit, run_easytool
+from core.baselines.gepa_run import GepaConfig, generate_gepa, run_gepa
 from core.baselines.service import BaselineRun, generate_baseline, load_docset
 
 __all__ = [
@@ -10,13 +11,16 @@ __all__ = [
     "BaselineRun",
     "DraftConfig",
     "EasyToolConfig",
+    "GepaConfig",
     "convergence",
     "draft_tool",
     "easytool_toolkit",
     "generate_baseline",
+    "generate_gepa",
     "load_docset",
     "run_draft",
     "run_easytool",
+    "run_gepa",
     "sentence_bleu",
     "should_stop",
     "too_similar",

@@ -13,6 +13,9 @@ independent optimisation run (the paper's 3 runs per method). The doc set
 covers every tool of the benchmark: tools outside the chosen domains keep their
 original docs. Costs per tool (calls, tokens, seconds) are in the doc set's
 metadata and the run's finished status, for the efficiency table.
+
+GEPA, which runs the target agent on a tool grouping the caller provides, has
+its own entry point with the same conventions (`core.baselines.gepa_run.generate_gepa`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class BaselineRun:
     tools: list[str]
     costs: dict[str, dict[str, Any]]
     reused: bool
+    cancelled: bool = False  # the caller stopped it (GEPA); nothing was stored as finished
 
 
 def domain_tools(bench, domains: Sequence[str] | None) -> list[str]:
@@ -96,14 +100,9 @@ def generate_baseline(
     run_id = warehouse.start_run(
         "baseline", key, name=f"{method} {benchmark} {','.join(domains or []) or 'all'}", benchmark=bench.name
     )
-    done = warehouse.rows(
-        "SELECT detail FROM run_status WHERE run_id = ? AND status = 'finished' ORDER BY ts DESC LIMIT 1",
-        [run_id],
-    )
-    if done:
-        detail = json.loads(done[0][0])
-        docset = warehouse.load_docset(detail["docset_id"])
-        return BaselineRun(method, run_id, detail["docset_id"], docset, chosen, detail.get("costs", {}), True)
+    stored = stored_run(warehouse, method, run_id, chosen)
+    if stored is not None:
+        return stored
 
     original = bench.original_docs()
     if method == "easytool":
@@ -145,6 +144,19 @@ def generate_baseline(
         run_id, "finished", {"docset_id": docset_id, "costs": result.costs, "totals": totals}
     )
     return BaselineRun(method, run_id, docset_id, docset, chosen, result.costs, False)
+
+
+def stored_run(warehouse, method: str, run_id: str, tools: list[str]) -> BaselineRun | None:
+    """The stored result of a finished baseline run (`reused=True`), or None: asking again costs nothing."""
+    done = warehouse.rows(
+        "SELECT detail FROM run_status WHERE run_id = ? AND status = 'finished' ORDER BY ts DESC LIMIT 1",
+        [run_id],
+    )
+    if not done:
+        return None
+    detail = json.loads(done[0][0])
+    docset = warehouse.load_docset(detail["docset_id"])
+    return BaselineRun(method, run_id, detail["docset_id"], docset, tools, detail.get("costs", {}), True)
 
 
 def load_docset(warehouse, ref: str) -> DocSet:

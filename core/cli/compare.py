@@ -1,4 +1,4 @@
-"""`docschisel compare`: OG / EasyTool / DRAFT / DocsChisel on the same held-out test tasks.
+"""`docschisel compare`: OG / EasyTool / DRAFT / DocsChisel / GEPA on the same held-out test tasks.
 
 `docschisel compare --benchmark ... [options]` runs (or resumes) a comparison
 and prints its tables; `docschisel compare show` prints the stored latest one.
@@ -18,7 +18,7 @@ from core.cli.common import (
     warehouse_option,
 )
 
-METHOD_CHOICES = ("og", "et", "drt", "dc")
+METHOD_CHOICES = ("og", "et", "drt", "dc", "gepa")
 
 
 def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
@@ -35,7 +35,11 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 @benchmark_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
 @click.option(
-    "--methods", default="og,et,drt,dc", callback=_methods, help="Methods to compare: og, et, drt, dc."
+    "--methods",
+    default="og,et,drt,dc",
+    callback=_methods,
+    help="Methods to compare: og, et, drt, dc, gepa (GEPA gets the target-agent episodes the DocsChisel run "
+    "with the same seed spent, and reflects with DocsChisel's optimizer model).",
 )
 @click.option("--opt-runs", type=click.IntRange(min=1), default=3, help="Optimization runs per method.")
 @click.option(

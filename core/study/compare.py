@@ -1,4 +1,4 @@
-"""The comparison harness: OG, EasyTool, DRAFT and DocsChisel on the same held-out test tasks.
+"""The comparison harness: OG, EasyTool, DRAFT, DocsChisel and GEPA on the same held-out test tasks.
 
     result = run_compare(warehouse, CompareSpec(benchmark="api-bank", domains=("finance",)))
     result.methods, result.tests, result.curves      # the stored rows, as frames
@@ -13,7 +13,11 @@ What it does, as the DocsChisel paper does it (§IV):
 2. Doc sets: `opt_runs` independent optimization runs per method, run s with
    seed s — `core.baselines.service.generate_baseline` for ET / DRT and
    `core.chisel.loop.Optimizer` for DC (one set of runs per optimizer model:
-   Table IV). The original docs (OG) are one doc set. Every producer is
+   Table IV). The original docs (OG) are one doc set. GEPA (`gepa`, asked
+   for by name) runs after DC: run s on DocsChisel's tools and opt / val
+   tasks, reflecting with DC's optimizer model, with as many target-agent
+   episodes as the DC run with seed s spent (`core.study.gepa_budget`;
+   `core.baselines.gepa_run.generate_gepa`). Every producer is
    content-hashed and resumable, so asking again costs nothing.
 3. Evaluation (runs of kind `compare`; curve points `compare-curve`): each
    doc set on the test tasks `eval_runs` times; evaluation
@@ -147,7 +151,7 @@ class Harness:
         resumed comparison passes through its stored steps quickly.
         """
         spec = self.spec
-        baselines = sum(1 for m in spec.methods if m in BASELINE_OF)
+        baselines = sum(1 for m in spec.methods if m in BASELINE_OF or m == "gepa")
         variants = len(spec.dc_variants()) if "dc" in spec.methods else 0
         steps = (baselines + variants) * spec.opt_runs
         steps += (spec.eval_runs if "og" in spec.methods else 0) + (
@@ -223,6 +227,51 @@ class Harness:
             self._check(result.cancelled)
             out.append(Entry(s, result.docset, result.run_id))
             self._step(f"DocsChisel{'' if memory else ' (no memory)'} run {s}")
+        return out
+
+    def gepa(self, dc: Sequence[Entry] | None) -> list[Entry]:
+        """GEPA run s: DocsChisel's tools and tasks, its optimizer model, the episodes its run s spent."""
+        from core.baselines.gepa_run import GepaConfig, generate_gepa
+        from core.llm import default_optimizer_model
+        from core.study.gepa_budget import episode_budget, task_groups
+
+        spec, out = self.spec, []
+        model = (spec.optimizer_models[0] if spec.optimizer_models else None) or default_optimizer_model()
+        paired = {e.opt_run: e.producer for e in dc or ()}
+        for s in range(spec.opt_runs):
+            split, groups = task_groups(
+                self.wh,
+                self.bench,
+                domains=spec.domains,
+                tools=self.tools,
+                split_seed=spec.split_seed,
+                max_opt=spec.max_opt_tasks,
+                max_val=spec.max_val_tasks,
+                limit_tools=spec.limit_tools,
+                seed=s,
+            )
+            budget, source = episode_budget(
+                self.wh, paired.get(s), groups, spec.iterations, spec.profile_repeats
+            )
+            run = generate_gepa(
+                self.wh,
+                self.bench,
+                groups,
+                split,
+                optimization_agent(spec, s),
+                GepaConfig(model=model, budget=budget, seed=s),
+                agent_factory=self.agent_factory,
+                concurrency=self.concurrency,
+                log=self.log,
+                cancelled=self.cancelled,
+            )
+            self._check(run.cancelled)
+            self.log(
+                f"{LABELS['gepa']} run {s}: doc set {run.docset_id}, budget {budget} episodes ({source})"
+                + (" (stored)" if run.reused else "")
+            )
+            out.append(Entry(s, run.docset, run.run_id, run.costs))
+            self._step(f"GEPA run {s}")
         return out
 
     # ------------------------------------------------------------------ evaluation
@@ -321,7 +370,7 @@ class Harness:
         """Mean over the method's optimization runs of doc length and per-tool cost (Table III)."""
         lengths = doc_lengths(self.wh, [e.docset.docset_id for e in entries], tools)
         per_run: list[dict[str, float]] = []
-        if method in BASELINE_OF:
+        if method in BASELINE_OF or method == "gepa":
             per_run = [baseline_costs(e.costs) for e in entries]
         elif method.startswith("dc"):
             costs = chisel_costs(self.wh, [e.producer for e in entries])
@@ -348,6 +397,8 @@ class Harness:
                 entries["og"] = [Entry(0, original)]
             elif method in BASELINE_OF:
                 entries[method] = self.baselines(method)
+            elif method == "gepa":  # after DocsChisel (METHODS order): its runs set GEPA's budgets
+                entries[method] = self.gepa(entries.get("dc"))
             else:
                 for key, model in spec.dc_variants():
                     entries[key] = self.docschisel(model)

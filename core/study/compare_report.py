@@ -32,13 +32,13 @@ class StoredComparison:
     curves: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-METHOD_ORDER = {"og": 0, "et": 1, "drt": 2, "dc": 3}
-VERSUS_ORDER = {"og": 0, "et": 1, "drt": 2, "baselines": 3}
+METHOD_ORDER = {"og": 0, "et": 1, "drt": 2, "dc": 3, "gepa": 4}
+VERSUS_ORDER = {"og": 0, "et": 1, "drt": 2, "gepa": 3, "baselines": 4}
 METRIC_ORDER = {"ts": 0, "tc": 1}
 
 
 def _ordered(frame: pd.DataFrame, **orders: dict[str, int]) -> pd.DataFrame:
-    """Rows in the paper's order (OG, ET, DRT, DC, then DocsChisel variants; TS before TC)."""
+    """Rows in the paper's order (OG, ET, DRT, DC, GEPA, then DocsChisel variants; TS before TC)."""
     if frame.empty:
         return frame
     keys = list(orders)

@@ -149,7 +149,7 @@ def method_rows(
 
 
 def significance_rows(points: Mapping[str, Sequence[Point]], method: str = "dc") -> list[dict[str, Any]]:
-    """`method` against every other main method (og, et, drt) per metric, Holm within the metric.
+    """`method` against every other main method (og, et, drt, gepa) per metric, Holm within the metric.
 
     Also a `baselines` row per metric: the relative improvement over the mean
     of the baselines' means (no test of its own; it is not a separate sample).

@@ -19,8 +19,18 @@ from core.chisel.config import HEADROOM, MIN_VAL_TASKS
 from core.study.fields import sample
 from core.warehouse.records import content_hash
 
-METHODS = ("og", "et", "drt", "dc")
-LABELS = {"og": "OG (original)", "et": "ET (EasyTool)", "drt": "DRT (DRAFT)", "dc": "DC (DocsChisel)"}
+# "gepa" comes after "dc": the harness produces DocsChisel first and gives GEPA the episodes it spent
+METHODS = ("og", "et", "drt", "dc", "gepa")
+# A spec's default: GEPA is asked for by name (it doubles the target-agent episodes of the optimization
+# phase), and comparisons stored before it existed keep their ids
+DEFAULT_METHODS = ("og", "et", "drt", "dc")
+LABELS = {
+    "og": "OG (original)",
+    "et": "ET (EasyTool)",
+    "drt": "DRT (DRAFT)",
+    "dc": "DC (DocsChisel)",
+    "gepa": "GEPA",
+}
 BASELINE_OF = {"et": "easytool", "drt": "draft"}
 
 
@@ -32,12 +42,15 @@ class CompareSpec:
     `optimizer_models` empty means the optimizer's default (the evidence engine
     with the local model); several give one DC variant each (`dc` for the
     first, `dc:<model>` for the others). `baseline_model` None means the
-    default optimizer model (`core.llm.default_optimizer_model`).
+    default optimizer model (`core.llm.default_optimizer_model`). GEPA
+    reflects with DocsChisel's (first) optimizer model and gets, per
+    optimization run, the target-agent episodes the DocsChisel run with the
+    same seed spent (`core.study.gepa_budget`).
     """
 
     benchmark: str = "api-bank"
     domains: tuple[str, ...] = ()
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = DEFAULT_METHODS
     opt_runs: int = 3
     eval_runs: int = 5
     limit: int | None = 20

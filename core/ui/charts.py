@@ -15,8 +15,15 @@ from plotly.subplots import make_subplots
 from core.fields import BY_CODE, CODES
 from core.ui.components import ADD_COLOR, REMOVE_COLOR
 
-METHOD_ORDER = ["OG", "ET", "DRT", "DC"]
-METHOD_COLORS = {"OG": "#8c8c8c", "ET": "#4c78a8", "DRT": "#72b7b2", "DC": "#b4462b", "Reviewed": "#e45756"}
+METHOD_ORDER = ["OG", "ET", "DRT", "DC", "GEPA"]
+METHOD_COLORS = {
+    "OG": "#8c8c8c",
+    "ET": "#4c78a8",
+    "DRT": "#72b7b2",
+    "DC": "#b4462b",
+    "GEPA": "#9d755d",
+    "Reviewed": "#e45756",
+}
 FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13)
 
 

@@ -4,10 +4,11 @@ One place for these reads, because DocsChisel's own results section
 (`core.chisel.report.table_iii`) and the method comparison
 (`core.study.compare`) both show them and must agree. Where they come from:
 
-- EasyTool / DRAFT: the per-tool costs the baseline measured itself
+- EasyTool / DRAFT / GEPA: the per-tool costs the baseline measured itself
   (`BaselineRun.costs`, also `doc_sets.meta.costs`: LLM tokens and wall seconds
-  per tool). Run-status timestamps are not used: asking for a stored baseline
-  again appends a `started` row, which would inflate a duration.
+  per tool; GEPA also the target agent's tokens). Run-status timestamps are
+  not used: asking for a stored baseline again appends a `started` row, which
+  would inflate a duration.
 - DocsChisel: `chisel_tools` of the optimize run: wall minutes of each tool's
   loop plus its share of the domain profiling, optimizer-LLM tokens (zero for
   the offline evidence engine) and the target agent's tokens spent
@@ -91,7 +92,8 @@ def baseline_costs(costs: dict[str, dict[str, Any]] | None) -> dict[str, float]:
     return {
         "tools_optimized": float(n),
         "opt_tokens_per_tool": sum(float(c.get("tokens", 0) or 0) for c in costs.values()) / n,
-        "agent_tokens_per_tool": 0.0,
+        # EasyTool and DRAFT run no agent; GEPA records the target agent's tokens per tool
+        "agent_tokens_per_tool": sum(float(c.get("agent_tokens", 0) or 0) for c in costs.values()) / n,
         "minutes_per_tool": sum(float(c.get("seconds", 0.0) or 0.0) for c in costs.values()) / n / 60.0,
     }
 

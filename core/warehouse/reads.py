@@ -122,6 +122,23 @@ def runs_agent_tokens(store: Store, run_ids: Sequence[str]) -> int:
     )
 
 
+def child_run_episodes(store: Store, run_id: str) -> int:
+    """Distinct episodes of the runs `run_id` started (`runs.parent_run`): what an optimize run spent.
+
+    A DocsChisel run's evaluations (profile included) are its child runs; an
+    episode two of them share (stored once, reused) counts once. The comparison
+    gives GEPA this many target-agent episodes as its budget.
+    """
+    return int(
+        store.scalar(
+            """SELECT count(DISTINCT re.episode_id) FROM run_episodes re JOIN runs r USING (run_id)
+               WHERE r.parent_run = ?""",
+            [run_id],
+        )
+        or 0
+    )
+
+
 def task_successes(store: Store, run_id: str) -> dict[str, float]:
     """Task id -> success (mean over the run's episodes of that task) of one run."""
     rows = store.rows(

@@ -143,6 +143,22 @@ class Writes(Store):
             )
         return sid
 
+    def promote_docset(
+        self, docset_id: str, *, candidate_origin: str, origin: str, name: str, meta: Mapping[str, Any]
+    ) -> None:
+        """Label a doc set first stored as an optimizer's candidate as the optimizer's result.
+
+        Doc sets are content-addressed: a result identical to a candidate it
+        evaluated is already stored, under `candidate_origin`. Doc-set rows are
+        catalogue entries, not traces, so relabelling one is allowed; any other
+        origin (e.g. `original`) is left as it is.
+        """
+        with self.transaction() as con:
+            con.execute(
+                "UPDATE doc_sets SET origin = ?, name = ?, meta = ? WHERE docset_id = ? AND origin = ?",
+                [origin, name, json.dumps(dict(meta), default=str), docset_id, candidate_origin],
+            )
+
     def register_tasks(self, benchmark: str, tasks: Iterable[Any]) -> int:
         rows = []
         for t in tasks:

@@ -2,7 +2,7 @@
 
 Methods are recognised by the origin of the doc set an episode ran with
 (`doc_sets.origin`): original → OG, easytool → ET, draft → DRT,
-docschisel → DC, review → Reviewed. Producers of optimized or baseline doc
+docschisel → DC, gepa → GEPA, review → Reviewed. Producers of optimized or baseline doc
 sets put the producing run in `doc_sets.meta.run_id`; the efficiency table
 reads its costs through `core.warehouse.costs`, as the comparison does.
 """
@@ -27,6 +27,7 @@ METHOD_OF_ORIGIN = {
     "chisel": "DC",
     "dc": "DC",
     "optimized": "DC",
+    "gepa": "GEPA",
     "review": "Reviewed",
 }
 
@@ -151,7 +152,7 @@ def efficiency(wh: Warehouse, benchmark: str) -> pd.DataFrame:
         recorded = json_value(r.costs, {})
         if r.method == "OG":
             cost = zero
-        elif r.method in ("ET", "DRT") and recorded:
+        elif r.method in ("ET", "DRT", "GEPA") and recorded:
             cost = {**zero, **baseline_costs(recorded)}
         elif r.method == "DC" and r.run_id in dc:
             cost = dc[r.run_id]
