@@ -397,3 +397,188 @@ def test_a_read_only_lookup_before_the_focal_call_is_not_a_wrong_tool():
     assert (
         diff_trace(other_write, gold, "calendar.delete_event", ["event_id"], read_only)[0].cls == "wrong_tool"
     )
+
+
+def test_a_structure_mismatch_is_a_format_failure_and_the_doc_states_the_structure() -> None:
+    """`[120, 80]` for a list of {name, value} objects: the doc must say what the argument looks like."""
+    from core.chisel.engines.synth import describe_shape, recurring_values
+
+    gold = [{"name": "blood_pressure", "value": "120/80"}, {"name": "heart_rate", "value": "80"}]
+    assert compare_values(gold, [120, 80]) == "wrong_format"
+    assert compare_values(gold, [{"name": "blood_pressure", "value": "130/90"}]) == "wrong_value"
+    calls = [gold, [{"name": "blood_pressure", "value": "130/90"}, {"name": "heart_rate", "value": "75"}]]
+    assert describe_shape(calls) == 'list[{"name": "blood_pressure" | "heart_rate", "value": str}]'
+    assert describe_shape([{"a": 1}, {"a": 2, "b": "x"}]) == '{"a": int, "b"?: str}'
+    assert describe_shape(["2024-01-01"]) is None  # scalars: formats cover them
+    # recurring values are constraints; values that never repeat are one task's data
+    assert recurring_values(["USD", "EUR", "USD", "EUR"]) == ["EUR", "USD"]
+    assert recurring_values(["Ann", "Bob", "Cid"]) == [] and recurring_values(["x"]) == []
+
+
+def _shop_ctx(warehouse, doc=None, priors=None):
+    from core.benchmarks.splits import get_or_create_split
+    from core.chisel.access import GroundTruth
+    from core.chisel.engines.base import Observations, ToolContext
+    from core.chisel.introspect import signature
+
+    bench = ShopBench(n=24, quote_tasks=0)
+    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
+    original = bench.original_docs()
+    doc = doc or original["shop.order"]
+    return ToolContext(
+        benchmark=bench,
+        tool="shop.order",
+        domain="shop",
+        original=doc,
+        current=doc,
+        docset=original,
+        iteration=1,
+        seed=0,
+        gt=GroundTruth(warehouse, "probe", split, bench.tasks()),
+        signature=signature(bench, "shop.order", doc),
+        opt_task_ids=split.ids("opt"),
+        observations=Observations(),
+        priors=priors or {},
+    )
+
+
+def test_parameter_descriptions_state_formats_never_one_tasks_value(warehouse) -> None:
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    ipd = Synth(ctx, [], DomainMemory("shop"))("Refine", "IPD")
+    assert ipd["date"] == "Delivery day. Format: YYYY-MM-DD."
+    gold_values = {str(c.args[k]) for _, c in ctx.opt_gold_calls("test") for k in ("item", "date")}
+    assert not any(v in text for text in ipd.values() for v in gold_values)
+
+
+def test_copied_example_values_fire_a_remove(warehouse) -> None:
+    """An agent that copies an example's value into another call: the example goes, and is not re-added."""
+    from core.chisel.engines.base import IterationRecord
+    from core.chisel.engines.evidence import EvidenceEngine
+    from core.chisel.memory import DomainMemory
+    from core.chisel.types import Evaluation, Operation, Plan
+
+    bench = ShopBench(n=24, quote_tasks=0)
+    original = bench.original_docs()["shop.order"]
+    with_example = original.add("UE", ['shop.order(item="item7", qty=3, date="2024-02-08")'])
+    gold = [Call("shop.order", {"item": "item2", "qty": 3, "date": "2024-02-03"})]
+    copied = _trace(
+        [{"tool": "shop.order", "args": {"item": "item7", "qty": 3, "date": "2024-02-03"}, "output": "ok"}]
+    )
+    engine = EvidenceEngine()
+    memory = DomainMemory("shop")
+
+    # an original doc with the example: the planned fix is to remove it
+    ctx = _shop_ctx(warehouse, doc=with_example)
+    ctx.gt.calls = lambda task_id, purpose: gold  # type: ignore[method-assign]
+    d = engine.diagnose(ctx, copied, memory)
+    assert d.detail["findings"][0]["data"]["copied_field"] == "UE"
+    assert engine.plan(ctx, d, memory).operations[0].key() == ("Remove", "UE")
+    merged = engine.merge(ctx, [engine.plan(ctx, d, memory)], [d], memory)
+    assert ("Remove", "UE") in [o.key() for o in merged.operations], merged.notes
+    assert not [o for o in merged.operations if o.field == "UE" and o.op != "Remove"]
+
+    # an example added by an earlier iteration: the carried Add UE is dropped, not carried forward
+    ctx = _shop_ctx(warehouse)
+    ctx.current = with_example
+    ctx.gt.calls = lambda task_id, purpose: gold  # type: ignore[method-assign]
+    add_ue = Operation(op="Add", field="UE", reason="", content=list(with_example.examples))
+    ev = Evaluation(
+        val_ts=0.5, base_val_ts=0.5, opt_ts=0.5, base_opt_ts=0.5, val_run="", opt_run="", accepted=True
+    )
+    ctx.history.append(
+        IterationRecord(
+            1,
+            [("Add", "UE")],
+            with_example.doc_id,
+            Plan(tool="shop.order", scope="merged", operations=[add_ue]),
+            with_example,
+            ev,
+            "neutral",
+        )
+    )
+    d = engine.diagnose(ctx, copied, memory)
+    merged = engine.merge(ctx, [engine.plan(ctx, d, memory)], [d], memory)
+    assert not [o for o in merged.operations if o.field == "UE"]
+    assert any("dropped carried Add UE" in n for n in merged.notes)
+
+
+def test_priors_come_from_a_stored_field_study_of_the_same_backbone(warehouse) -> None:
+    """A field the study measured as harmful for this backbone is proposed for removal, with its numbers."""
+    from core.chisel.engines.evidence import EvidenceEngine
+    from core.chisel.memory import DomainMemory
+    from core.chisel.priors import priors_from_rows
+    from core.warehouse import reads
+
+    row = dict(
+        study_id="s1", benchmark="shop", domain="shop", model="scripted/doc-reader", paradigm="react",
+        n_tools=1, base_ts=0.5, repeats=3,
+    )  # fmt: skip
+    warehouse.insert(
+        "field_impact",
+        [
+            {**row, "field": "CI", "operation": "remove", "delta_pp": 20.0, "ci_low": 5.0, "ci_high": 35.0},
+            {**row, "field": "PRF", "operation": "add", "delta_pp": 15.0, "ci_low": 2.0, "ci_high": 30.0},
+            {**row, "field": "UE", "operation": "add", "delta_pp": -10.0, "ci_low": -20.0, "ci_high": 1.0},
+            {**row, "study_id": "other", "model": "local/other", "field": "CI", "operation": "remove", "delta_pp": -30.0},
+        ],
+    )  # fmt: skip
+    rows = reads.field_impacts(warehouse, "shop", "scripted/doc-reader", "react")
+    assert len(rows) == 3  # another backbone's study is not read
+    priors = priors_from_rows(rows, "shop")
+    assert priors[("Remove", "CI")].value == pytest.approx(0.20) and priors[("Remove", "CI")].significant
+    assert priors[("Add", "PRF")].value == pytest.approx(0.15)
+    assert priors[("Add", "UE")].value == pytest.approx(-0.05)  # not significant: half weight
+
+    gold = [Call("shop.order", {"item": "item2", "qty": 3, "date": "2024-02-03"})]
+    no_qty = _trace([{"tool": "shop.order", "args": {"item": "item2", "date": "2024-02-03"}, "output": "ok"}])
+    engine, memory = EvidenceEngine(), DomainMemory("shop")
+    plain = _shop_ctx(warehouse)
+    informed = _shop_ctx(warehouse, priors=priors)
+    for ctx in (plain, informed):
+        ctx.gt.calls = lambda task_id, purpose: gold  # type: ignore[method-assign]
+    d = engine.diagnose(plain, no_qty, memory)
+    without = engine.merge(plain, [engine.plan(plain, d, memory)], [d], memory)
+    with_study = engine.merge(informed, [engine.plan(informed, d, memory)], [d], memory)
+    assert ("Remove", "CI") not in [o.key() for o in without.operations]
+    assert any(
+        n.startswith("proposed Remove CI: shop study: remove CI: ΔTS +20.0 pp") for n in with_study.notes
+    )
+    ops = {o.key(): o for o in with_study.operations}
+    assert "ΔTS +15.0 pp" in ops[("Add", "PRF")].reason
+    # the removal competes with the trace's own fixes: planned now, or deferred to a later iteration
+    assert ("Remove", "CI") in ops or any(
+        "Remove CI" in n for n in with_study.notes if n.startswith("deferred")
+    )
+
+
+def test_llm_lessons_count_in_the_planners_operation_statistics(warehouse) -> None:
+    """The LLM engine's memory lessons feed the same statistics the evidence planner ranks by."""
+    from core.chisel.memory import DomainMemory
+    from core.chisel.types import Evaluation, Operation, Plan
+
+    reply = {
+        "failure_patterns": [],
+        "effective_operations": [
+            {"op": "Add", "field": "PRF", "text": "required flags fixed it"},
+            {"op": "Refine", "field": "IPD", "text": "formats help"},
+        ],
+        "harmful_operations": [{"op": "Add", "field": "UE", "text": "examples get copied"}],
+        "editing_experience": ["keep it short"],
+    }
+    model = script(lambda messages, params: json.dumps(reply), name="memory-lessons")
+    engine = LLMEngine(model.model)
+    ctx = _shop_ctx(warehouse)
+    memory = DomainMemory("shop")
+    plan = Plan(tool="shop.order", scope="merged", operations=[Operation(op="Add", field="PRF", reason="")])
+    ev = Evaluation(
+        val_ts=0.5, base_val_ts=0.5, opt_ts=0.5, base_opt_ts=0.5, val_run="", opt_run="", accepted=True
+    )
+    engine.update_memory(ctx, memory, [], plan, ctx.original.add("PRF", {"qty": True}), ev, [])
+    assert memory.op_stats("Refine", "IPD")["effective"] == 1  # a lesson about another operation counts
+    assert memory.op_stats("Add", "UE")["harmful"] == 1
+    # the planned operation's outcome is the measured one (neutral here), not the model's opinion
+    prf = memory.op_stats("Add", "PRF")
+    assert prf["neutral"] == 1 and prf["effective"] == 0

@@ -9,7 +9,7 @@ from core.agents.base import AgentConfig
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
-ALGORITHM_VERSION = "docschisel-3"  # 3: headroom band, pooled validation, partial credit ties
+ALGORITHM_VERSION = "docschisel-4"  # 4: partial-credit ties, priors, shapes not values, evidence removals
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 
@@ -48,6 +48,9 @@ class OptimizeConfig:
     # A tool with fewer validation tasks is judged on its domain's pooled validation tasks
     # (0: never pool, the paper's setting; the CLI and the comparison harness default to MIN_VAL_TASKS).
     min_val_tasks: int = 0
+    # Rank operations by a stored field-impact study of the same benchmark, backbone and paradigm
+    # (core.chisel.priors); without such a study in the warehouse this changes nothing.
+    priors: bool = True
     name: str = ""
 
     def __post_init__(self) -> None:

@@ -133,10 +133,35 @@ def _number(v: Any) -> float | None:
     return None
 
 
+def shape(v: Any) -> Any:
+    """The structure of a value without its content: container kinds, object keys, leaf kinds.
+
+    `[{"name": "bp", "value": "120/80"}]` and `[{"name": "hr", "value": "80"}]`
+    share a shape; `[120, 80]` has another one.
+    """
+    if isinstance(v, dict):
+        return ("object", tuple(sorted((str(k), shape(x)) for k, x in v.items())))
+    if isinstance(v, list | tuple):
+        inner = sorted({json.dumps(shape(x), default=str) for x in v})
+        return ("list", tuple(inner))
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    return "string" if v is not None else "null"
+
+
 def compare_values(gold: Any, pred: Any) -> str | None:
-    """None when equal; 'wrong_format' when equal up to format/type; else 'wrong_value'."""
+    """None when equal; 'wrong_format' when equal up to format/type or the structure differs; else 'wrong_value'.
+
+    A structured gold value (a list or an object) that the agent wrote with
+    another structure (`[120, 80]` for a list of `{"name", "value"}` objects)
+    is a format failure: the doc did not say what the argument looks like.
+    """
     if gold == pred:
         return None
+    if isinstance(gold, dict | list | tuple) and shape(gold) != shape(pred):
+        return "wrong_format"
     if isinstance(gold, str) and isinstance(pred, str) and gold.strip() == pred.strip():
         return None
     g_num, p_num = _number(gold), _number(pred)

@@ -38,6 +38,7 @@ from core.chisel.engines import make_engine
 from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
 from core.chisel.introspect import read_only_tools, signature
 from core.chisel.memory import DomainMemory, outcome_of
+from core.chisel.priors import priors_from_rows
 from core.chisel.profile import ToolTasks, tool_tasks
 from core.chisel.results import OptimizeResult, ToolResult, resumed_tool
 from core.chisel.types import Diagnosis, Plan, Trace
@@ -138,6 +139,15 @@ class Optimizer:
             seed=cfg.seed,
         )
         gt = GroundTruth(self.wh, self.run_id, split, all_tasks, allowed=("opt",))
+        study_rows = (
+            reads.field_impacts(self.wh, cfg.benchmark, cfg.agent.model, cfg.agent.paradigm)
+            if cfg.priors
+            else []
+        )
+        if study_rows:
+            self.log(
+                f"priors: {len(study_rows)} field-study rows for {cfg.agent.model} ({cfg.agent.paradigm}) on {cfg.benchmark}"
+            )
         result = OptimizeResult(self.run_id, original, original.docset_id, split.split_id)
         selected: dict[str, ToolDoc] = {}
         total_tools = sum(len(v) for v in groups.values())
@@ -146,6 +156,7 @@ class Optimizer:
             memory = DomainMemory(domain, enabled=cfg.memory)
             items = pool_validation(items, cfg.min_val_tasks)
             t0 = time.monotonic()
+            priors = priors_from_rows(study_rows, domain)
             prof = self._profile(domain, items, original)
             result.profile_minutes += (time.monotonic() - t0) / 60
             for tt in items:
@@ -161,7 +172,7 @@ class Optimizer:
                     if self.progress:
                         self.progress(done, total_tools, tt.tool)
                     continue
-                tr = self._tool(tt, original, prof, memory, gt, split)
+                tr = self._tool(tt, original, prof, memory, gt, split, priors)
                 gt.flush()
                 result.tools.append(tr)
                 selected[tt.tool] = tr.selected
@@ -258,6 +269,7 @@ class Optimizer:
         memory: DomainMemory,
         gt: GroundTruth,
         split: Split,
+        priors: dict | None = None,
     ) -> ToolResult:
         """Iterate on one tool's doc, select, record; a tool finished earlier in this run is restored."""
         cfg = self.config
@@ -286,6 +298,7 @@ class Optimizer:
             observations=Observations(),
             run_id=self.run_id,
             read_only=read_only_tools(self.bench),
+            priors=dict(priors or {}),
         )
         ctx.observations.absorb(p.opt.traces, tool)
         failed = p.opt.failed()

@@ -191,3 +191,20 @@ def task_outcomes(store: Store, run_id: str) -> dict[str, tuple[float, float]]:
         [run_id],
     )
     return {tid: (float(s), float(c)) for tid, s, c in rows}
+
+
+def field_impacts(store: Store, benchmark: str, model: str, paradigm: str) -> list[dict[str, Any]]:
+    """The current field-study rows of one benchmark × backbone × paradigm (latest row per study and field).
+
+    The optimizer turns them into priors over field operations: a field the
+    study measured as harmful for this backbone is a candidate for removal.
+    """
+    rows = store.query(
+        """SELECT domain, field, operation, delta_pp, ci_low, ci_high, repeats FROM (
+               SELECT *, row_number() OVER (
+                   PARTITION BY study_id, field ORDER BY created_at DESC, repeats DESC) AS rn
+               FROM field_impact WHERE benchmark = ? AND model = ? AND paradigm = ?
+           ) WHERE rn = 1 ORDER BY domain, field""",
+        [benchmark, model, paradigm],
+    )
+    return rows.to_dict("records")

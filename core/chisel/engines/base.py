@@ -74,6 +74,8 @@ class ToolContext:
     history: list[IterationRecord] = field(default_factory=list)
     run_id: str = ""
     read_only: frozenset[str] = frozenset()  # tools that only look things up (the benchmark says)
+    # (op, field) -> measured effect for this backbone and paradigm (core.chisel.priors)
+    priors: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def param_names(self) -> list[str]:

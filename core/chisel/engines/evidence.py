@@ -28,6 +28,7 @@ from core.chisel.engines.base import ToolContext
 from core.chisel.engines.synth import Synth
 from core.chisel.memory import DomainMemory, outcome_of
 from core.chisel.merge import merge_plans
+from core.chisel.priors import removal_candidates
 from core.chisel.rules import RULES, rule
 from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Plan, Trace
 from core.docs import DocError, ToolDoc
@@ -59,9 +60,21 @@ def _union(old: object, new: object) -> object:
     return new if new is not None else old
 
 
-def _doc_text(doc: ToolDoc) -> str:
-    parts = list(doc.examples) + [doc.code or ""] + [p.description or "" for p in doc.parameters]
-    return "\n".join(parts)
+def copied_field(doc: ToolDoc, value: object) -> str | None:
+    """The field of `doc` a wrong argument value was copied from (UE, CI or IPD), if any.
+
+    Small models copy concrete values they read in a doc into unrelated calls;
+    where the value sits says which field to remove or restate.
+    """
+    if not isinstance(value, str) or len(value) <= 2:
+        return None
+    if any(value in e for e in doc.examples):
+        return "UE"
+    if value in (doc.code or ""):
+        return "CI"
+    if any(value in (p.description or "") for p in doc.parameters):
+        return "IPD"
+    return None
 
 
 def _summarise_steps(trace: Trace, limit: int = 4) -> str:
@@ -114,6 +127,20 @@ def carried_operations(ctx: ToolContext, notes: list[str]) -> dict[tuple[str, st
     return out
 
 
+# Score units per unit of measured ΔTS: a field whose removal gained 20 pp adds 0.8 before any memory.
+PRIOR_WEIGHT = 4.0
+
+
+def copied_fields(diagnoses: Sequence[Diagnosis]) -> set[str]:
+    """Fields whose concrete values agents copied into wrong arguments (see `copied_field`)."""
+    return {
+        f.data["copied_field"]
+        for d in diagnoses
+        for f in findings_of(d)
+        if f.data.get("copied_from_doc") and f.data.get("copied_field")
+    }
+
+
 class EvidenceEngine:
     name = "evidence"
 
@@ -121,19 +148,19 @@ class EvidenceEngine:
     def diagnose(self, ctx: ToolContext, trace: Trace, memory: DomainMemory) -> Diagnosis:
         gold = ctx.gt.calls(trace.task_id, "diagnosis")
         findings = diff_trace(trace, gold, ctx.tool, ctx.param_names, ctx.read_only)
-        text = _doc_text(ctx.current)
         marked = []
         for f in findings:
-            if f.cls == "wrong_value" and isinstance(f.pred, str) and len(f.pred) > 2 and f.pred in text:
+            source = copied_field(ctx.current, f.pred) if f.cls == "wrong_value" else None
+            if source is not None:
                 f = Finding(
                     f.cls,
-                    f.text + " (the value appears in the doc's examples)",
+                    f.text + f" (the value appears in the doc's {source} field)",
                     f.param,
                     f.gold,
                     f.pred,
                     f.other_tool,
                     f.message,
-                    {**f.data, "copied_from_doc": True},
+                    {**f.data, "copied_from_doc": True, "copied_field": source},
                 )
             marked.append(f)
         findings = marked
@@ -168,16 +195,23 @@ class EvidenceEngine:
         notes: list[str] = []
         seen: set[tuple[str, str]] = set()
         findings = findings_of(diagnosis)
+        copied = copied_fields([diagnosis]) - {"IPD"}
         for f in findings:
             r = rule(f.cls)
             if not r.doc_related:
                 continue
             candidates = list(r.operations)
             if f.data.get("copied_from_doc"):
-                candidates = [("Refine", "UE"), ("Remove", "CI")] + candidates
+                # evidence for a Remove: the agent copied a concrete value out of the doc, so the field
+                # holding it goes (or, for parameter descriptions, is restated as a format)
+                source = f.data.get("copied_field", "UE")
+                first = [("Refine", "IPD")] if source == "IPD" else [("Remove", source), ("Refine", "IPD")]
+                candidates = first + [c for c in candidates if c not in first]
             for op, code in candidates:
                 if (op, code) in seen:
                     continue
+                if code in copied and op != "Remove":
+                    continue  # the agent copied values out of this field: it goes, it is not rewritten
                 stats = memory.op_stats(op, code, f.cls)
                 if stats["harmful"] >= 2 and stats["effective"] == 0:
                     notes.append(
@@ -201,8 +235,16 @@ class EvidenceEngine:
         classes_by_ep = {d.episode_id: d.failure_class for d in diagnoses}
         n = max(1, len(diagnoses))
         carried = carried_operations(ctx, notes)
+        copied = copied_fields(diagnoses) - {"IPD"}  # IPD is restated as a format, never removed
+        for code in sorted(copied):
+            for key in [k for k in carried if k[1] == code and k[0] != "Remove"]:
+                del carried[key]
+                notes.append(f"dropped carried {key[0]} {code}: the agent copied values out of it")
         scored: list[tuple[float, Operation]] = []
         for op in base.operations:
+            if op.field in copied and op.op != "Remove":
+                notes.append(f"dropped {op.op} {op.field}: the agent copied values out of it")
+                continue
             content = synth(op.op, op.field) if op.op != "Remove" else None
             if op.op != "Remove" and content is None:
                 notes.append(f"dropped {op.op} {op.field}: no evidence to fill it")
@@ -221,9 +263,16 @@ class EvidenceEngine:
             score = 2.0 * len(op.support) / n + self._rank_bonus(
                 op, {classes_by_ep.get(e, "") for e in op.support}
             )
+            if op.op == "Remove" and op.field in copied:
+                score += 1.5  # direct evidence: the agent copied this field's values into its calls
             stats = memory.op_stats(op.op, op.field)
             total = stats["effective"] + stats["harmful"] + stats["neutral"]
             score += 2.0 * (stats["effective"] - 1.5 * stats["harmful"]) / (total + 1)
+            prior = ctx.priors.get(op.key())
+            if prior is not None:
+                # the measured effect counts until this domain's own statistics take over
+                score += PRIOR_WEIGHT * prior.value / (total + 1)
+                op = op.model_copy(update={"reason": f"{op.reason}; {prior.reason()}"[:400]})
             score -= 0.5 * memory.regressions(op.op, op.field)
             for rec in ctx.history:
                 if (op.op, op.field) in rec.operations:
@@ -232,6 +281,7 @@ class EvidenceEngine:
                 notes.append(f"dropped {op.op} {op.field}: score {score:.2f} after memory and history")
                 continue
             scored.append((score, op.model_copy(update={"content": content})))
+        scored += self._study_removals(ctx, carried, scored, diagnoses, notes)
         scored.sort(key=lambda item: (-item[0], CODES.index(item[1].field), item[1].op))
         chosen = self._choose(ctx, list(carried.values()), [o for _, o in scored], notes)
         ordered = sorted(chosen, key=lambda o: CODES.index(o.field))
@@ -239,12 +289,45 @@ class EvidenceEngine:
         return Plan(tool=ctx.tool, scope="merged", operations=ordered, notes=notes, carried=keep)
 
     @staticmethod
+    def _study_removals(
+        ctx: ToolContext,
+        carried: dict,
+        scored: list[tuple[float, Operation]],
+        diagnoses: Sequence[Diagnosis],
+        notes: list[str],
+    ) -> list[tuple[float, Operation]]:
+        """Remove operations for fields the field study measured as harmful for this backbone and paradigm.
+
+        Evidence for a removal rarely shows in one trace (a distracting field
+        makes the agent worse everywhere a little), so it comes from the
+        study; it is proposed only for fields the original doc has and no
+        other operation in this plan touches.
+        """
+        taken = {o.field for o in carried.values()} | {o.field for _, o in scored}
+        support = sorted({d.episode_id for d in diagnoses})
+        out = []
+        for prior in removal_candidates(ctx.priors, ctx.original.present()):
+            if prior.field in taken:
+                continue
+            if any(
+                ("Remove", prior.field) in rec.operations and rec.outcome == "harmful" for rec in ctx.history
+            ):
+                notes.append(f"not removing {prior.field} again: it was harmful in an earlier iteration")
+                continue
+            op = Operation(op="Remove", field=prior.field, reason=prior.reason(), support=support)
+            out.append((PRIOR_WEIGHT * prior.value, op))
+            notes.append(f"proposed Remove {prior.field}: {prior.reason()}")
+        return out
+
+    @staticmethod
     def _rank_bonus(op: Operation, classes: set[str]) -> float:
+        """How strongly the rule table prefers this operation for these failure classes (× the rule's prior)."""
         best = 0.0
         for c in classes:
-            ops = RULES[c].operations if c in RULES else ()
+            r = RULES.get(c)
+            ops = r.operations if r else ()
             if (op.op, op.field) in ops:
-                best = max(best, 1.0 / (1 + ops.index((op.op, op.field))))
+                best = max(best, r.prior / (1 + ops.index((op.op, op.field))))
         return best
 
     @staticmethod

@@ -409,8 +409,13 @@ class LLMEngine:
                     outcome="pattern-text",
                 ),
             )
+        measured = {(o.op, o.field) for o in plan.operations}
         for lesson, kind in ((out.effective_operations, "effective"), (out.harmful_operations, "harmful")):
             for o in lesson:
+                # A lesson about an operation of this plan restates what was just measured (recorded
+                # above); a lesson about any other operation is the model's reading of the traces
+                # and memory, and counts in the same statistics the planner ranks operations by.
+                counted = (o.op, o.field) not in measured
                 memory.add(
                     "planning",
                     MemoryEntry(
@@ -419,7 +424,8 @@ class LLMEngine:
                         iteration=it,
                         op=o.op,
                         fields=[o.field],
-                        outcome="note",
+                        outcome=kind if counted else "note",
+                        delta=0.0,
                     ),
                 )
         for text in out.editing_experience:

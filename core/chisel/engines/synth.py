@@ -53,6 +53,70 @@ def value_format(values: Sequence[Any]) -> str | None:
     return None
 
 
+def _leaf(values: Sequence[Any]) -> str:
+    """A leaf's kind, with its common format or recurring values when the evidence shows one."""
+    if all(isinstance(v, bool) for v in values):
+        return "bool"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "int"
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return "number"
+    fmt = value_format(values)
+    if fmt and fmt.startswith(("YYYY", "HH")):
+        return f'"{fmt}"'
+    allowed = recurring_values(values)
+    if allowed:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in allowed)
+    return "str"
+
+
+def recurring_values(values: Sequence[Any], most: int = 6) -> list[Any]:
+    """The allowed values of an enumeration-like argument: few distinct values, each seen at least twice.
+
+    These are constraints (the same few values recur across tasks), not one
+    task's data, so stating them cannot teach the agent to copy a value.
+    """
+    texts = [v for v in values if isinstance(v, str)]
+    if len(texts) != len(values) or len(texts) < 3:
+        return []
+    counts: dict[str, int] = {}
+    for t in texts:
+        counts[t] = counts.get(t, 0) + 1
+    if len(counts) > most or len(counts) == len(texts) or min(counts.values()) < 2:
+        return []
+    return sorted(counts)
+
+
+def describe_shape(values: Sequence[Any]) -> str | None:
+    """The structure of a structured argument, from its values in several calls, as a type expression.
+
+    `[{"name": "blood_pressure", "value": "120/80"}, {"name": "heart_rate", "value": "80"}]`
+    gives `list[{"name": "blood_pressure" | "heart_rate", "value": str}]` when
+    those names recur; None for plain scalars (formats cover those).
+    """
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    if all(isinstance(v, list) for v in values):
+        items = [x for v in values for x in v]
+        if not items:
+            return "list"
+        inner = describe_shape(items)
+        return f"list[{inner if inner else _leaf(items)}]"
+    if all(isinstance(v, dict) for v in values):
+        keys: list[str] = []
+        for v in values:
+            keys += [str(k) for k in v if str(k) not in keys]
+        parts = []
+        for k in keys:
+            sub = [v[k] for v in values if k in v]
+            inner = describe_shape(sub) or _leaf(sub)
+            optional = "" if len(sub) == len(values) else "?"
+            parts.append(f'"{k}"{optional}: {inner}')
+        return "{" + ", ".join(parts) + "}"
+    return None
+
+
 def last_user_line(query: str, limit: int = 100) -> str:
     """The last user turn of a dialogue (or the whole query), shortened."""
     lines = [ln for ln in query.splitlines() if ln.strip()]
@@ -183,8 +247,12 @@ class Synth:
                 out[name] = "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
         sig = {p.name: p.type for p in self.ctx.signature if p.type}
         formats = self._formats()
+        shapes = self._shapes()
         for p in self.doc.parameters:
             if p.name in out:
+                continue
+            if p.name in shapes:
+                out[p.name] = shapes[p.name]
                 continue
             base = sig.get(p.name) or p.type
             fmt = formats.get(p.name)
@@ -192,6 +260,22 @@ class Synth:
             if text and text != p.type:
                 out[p.name] = text
         return out or None
+
+    def _gold_values(self) -> dict[str, list[Any]]:
+        values: dict[str, list[Any]] = {}
+        for _, c in self.gold():
+            for k, v in c.args.items():
+                values.setdefault(k, []).append(v)
+        return values
+
+    def _shapes(self) -> dict[str, str]:
+        """Structured arguments' shapes (lists, objects) from the optimization split's gold calls."""
+        out = {}
+        for k, vs in self._gold_values().items():
+            text = describe_shape(vs)
+            if text and self.doc.param(k):
+                out[k] = text
+        return out
 
     def _formats(self) -> dict[str, str]:
         values: dict[str, list[Any]] = {}
@@ -206,26 +290,36 @@ class Synth:
         return out
 
     def _ipd(self, op: str) -> Any:
+        """Descriptions that state each argument's format, structure or allowed values.
+
+        Never one task's value: a small model copies a concrete value from a
+        description into unrelated calls, while a format, a structure or a set
+        of recurring values is a constraint that holds for every call.
+        """
         targets = _params_with(
             self.findings, {"wrong_format", "wrong_value", "missing_argument", "unknown_argument"}
         )
         targets = [t for t in targets if self.doc.param(t)] or self.doc_param_names()
         formats = self._formats()
+        shapes = self._shapes()
         enums = enumerations(self.ctx)
-        examples: dict[str, Any] = {}
-        for _, c in self.gold():
-            for k, v in c.args.items():
-                examples.setdefault(k, v)
+        values = self._gold_values()
         out = {}
         for name in targets:
             p = self.doc.param(name)
             bits = [p.description.rstrip()] if p and p.description else []
+            said = " ".join(bits).lower()
+            recurring = recurring_values(values.get(name, []))
             if name in enums:
                 bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
-            elif name in formats and "format" not in " ".join(bits).lower():
+            elif name in shapes:
+                bits.append(f"Structure: {shapes[name]}.")
+            elif name in formats and "format" not in said:
                 bits.append(f"Format: {formats[name]}.")
-            if name in examples and len(json.dumps(examples[name], default=str)) <= 60:
-                bits.append(f"Example: {json.dumps(examples[name], ensure_ascii=False, default=str)}.")
+            elif recurring:
+                bits.append(
+                    "One of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in recurring) + "."
+                )
             text = " ".join(b if b.endswith((".", ":")) else b + "." for b in bits)
             if text and text != (p.description if p else None):
                 out[name] = text
