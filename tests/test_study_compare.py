@@ -523,3 +523,18 @@ def test_headroom_band_chooses_the_compared_tools_from_a_profile(tmp_path) -> No
     assert tasks and all(t.tools == ("shop.quote",) for t in tasks)
     with pytest.raises(ValueError, match="headroom band"):
         compared_tools(wh, spec("unused", headroom=(0.99, 1.0)), bench, evaluator)
+
+
+def test_evidence_names_the_evidence_engine_among_optimizer_models() -> None:
+    """Table IV can put the evidence engine beside LLM-engine runs: `evidence` needs no model."""
+    from core.study.compare_spec import engine_for, reflection_model
+
+    spec = CompareSpec(optimizer_models=("evidence", "local/qwen2.5-coder-1.5b"), engine="auto")
+    assert spec.dc_variants() == [
+        ("dc", "evidence"),
+        ("dc:local/qwen2.5-coder-1.5b", "local/qwen2.5-coder-1.5b"),
+    ]
+    assert engine_for(spec, "evidence") == ("evidence", None)
+    assert engine_for(spec, "local/qwen2.5-coder-1.5b") == ("auto", "local/qwen2.5-coder-1.5b")
+    assert reflection_model(spec) == "local/qwen2.5-coder-1.5b"  # GEPA reflects with a real model
+    assert reflection_model(CompareSpec(optimizer_models=("evidence",))) is None

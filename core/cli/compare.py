@@ -69,7 +69,8 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     "--optimizer-model",
     "optimizer_models",
     multiple=True,
-    help="DocsChisel optimizer model; repeat for the per-model table (Table IV). Default: the optimizer's.",
+    help="DocsChisel optimizer model; repeat for the per-model table (Table IV); 'evidence' is the evidence "
+    "engine. Default: the optimizer's.",
 )
 @click.option("--engine", type=click.Choice(["auto", "evidence", "llm"]), default="auto")
 @click.option(

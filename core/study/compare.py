@@ -58,7 +58,9 @@ from core.study.compare_spec import (
     CompareSpec,
     compare_tasks,
     compared_tools,
+    engine_for,
     optimization_agent,
+    reflection_model,
 )
 from core.study.fields import study_tools
 from core.warehouse import reads
@@ -205,10 +207,12 @@ class Harness:
 
         spec, out = self.spec, []
         for s in range(spec.opt_runs):
+            engine, model = engine_for(spec, optimizer_model)
             config = OptimizeConfig.like(
                 spec,
                 memory=memory,
-                optimizer_model=optimizer_model,
+                engine=engine,
+                optimizer_model=model,
                 seed=s,
                 agent=optimization_agent(spec, s),
                 repeats=spec.profile_repeats,
@@ -236,7 +240,7 @@ class Harness:
         from core.study.gepa_budget import episode_budget, task_groups
 
         spec, out = self.spec, []
-        model = (spec.optimizer_models[0] if spec.optimizer_models else None) or default_optimizer_model()
+        model = reflection_model(spec) or default_optimizer_model()
         paired = {e.opt_run: e.producer for e in dc or ()}
         for s in range(spec.opt_runs):
             split, groups = task_groups(
@@ -446,7 +450,7 @@ class Harness:
                 f"comparison {self.cid} cancelled after {self.done} of {self.total} steps; re-run to resume"
             )
             raise
-        labels = {**LABELS, **{k: f"DC ({m})" for k, m in optimizer_of.items() if k != "dc"}}
+        labels = {**LABELS, **{k: f"DC ({m})" for k, m in optimizer_of.items() if k != "dc" or m}}
         efficiency = {m: self.efficiency(m, es, tools) for m, es in entries.items()}
         methods = method_rows(points, labels, efficiency, optimizer_of)
         tests = significance_rows(points)

@@ -39,9 +39,12 @@ class CompareSpec:
     """Everything that defines one comparison; its hash is the comparison id.
 
     `agent` is the target agent (its model, paradigm, doc mode, step limit).
-    `optimizer_models` empty means the optimizer's default (the evidence engine
-    with the local model); several give one DC variant each (`dc` for the
-    first, `dc:<model>` for the others). `baseline_model` None means the
+    `optimizer_models` empty means the optimizer's default (`engine`, whose
+    `auto` runs the LLM engine with the default optimizer model when it is
+    installed); several give one DC variant each (`dc` for the first,
+    `dc:<model>` for the others). The name `evidence` stands for the evidence
+    engine, which needs no model, so Table IV can put the evidence engine
+    beside LLM-engine runs with several models. `baseline_model` None means the
     default optimizer model (`core.llm.default_optimizer_model`). GEPA
     reflects with DocsChisel's (first) optimizer model and gets, per
     optimization run, the target-agent episodes the DocsChisel run with the
@@ -111,6 +114,21 @@ class CompareSpec:
         """(method key, optimizer model) of the DocsChisel runs; None = the optimizer's default."""
         models: list[str | None] = list(self.optimizer_models) or [None]
         return [("dc" if i == 0 else f"dc:{m}", m) for i, m in enumerate(models)]
+
+
+EVIDENCE = "evidence"  # an optimizer "model" meaning DocsChisel's evidence engine (no model at all)
+
+
+def engine_for(spec: CompareSpec, optimizer_model: str | None) -> tuple[str, str | None]:
+    """(engine, optimizer model) of one DocsChisel variant: `evidence` is the evidence engine."""
+    if optimizer_model == EVIDENCE:
+        return "evidence", None
+    return spec.engine, optimizer_model
+
+
+def reflection_model(spec: CompareSpec) -> str | None:
+    """The model GEPA reflects with: DocsChisel's first LLM optimizer model (None: the default)."""
+    return next((m for m in spec.optimizer_models if m != EVIDENCE), None)
 
 
 def optimization_agent(spec: CompareSpec, opt_run: int) -> AgentConfig:
