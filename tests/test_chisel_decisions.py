@@ -138,3 +138,18 @@ def test_repeated_samples_accept_on_ts_and_partial_credit_only_breaks_ties() -> 
     # ... and a candidate that ties on TS and on credit does not replace the original
     kept = select(d0, profile.base_val, [Candidate(further, same_ts_same_credit, 10, 1)])
     assert kept.doc == d0 and "original kept" in kept.reason
+
+
+def test_headroom_below_the_band_needs_partial_credit() -> None:
+    """TS⁰ = 0 with most of each call right is a doc-fixable tool; TS⁰ = 0 with nothing right is not."""
+    from core.chisel.decisions import outside_headroom
+
+    close = _scored("c", {"a": [(False, 0.75)] * 3, "b": [(False, 0.5)] * 3}, "opt")
+    hopeless = _scored("h", {"a": [(False, 0.0)] * 3, "b": [(False, 0.0)] * 3}, "opt")
+    always = _scored("w", {"a": [(True, 1.0)] * 3}, "opt")
+    empty = _scored("v", {}, "val")
+    band = (0.15, 0.85)
+    assert outside_headroom(ToolProfile("t", "d", close, empty), band) is None
+    assert "partial credit (0.00)" in outside_headroom(ToolProfile("t", "d", hopeless, empty), band)
+    assert "above the headroom band" in outside_headroom(ToolProfile("t", "d", always, empty), band)
+    assert outside_headroom(ToolProfile("t", "d", hopeless, empty), None) is None

@@ -15,6 +15,7 @@ from functools import partial
 import pytest
 
 from core.agents.base import AgentConfig
+from core.benchmarks.base import Call
 from core.benchmarks.splits import get_or_create_split
 from core.chisel import OptimizeConfig, export_docset, resolve_docset
 from core.chisel.access import GroundTruth, GroundTruthLeak
@@ -270,11 +271,23 @@ def test_tools_without_headroom_are_skipped_and_say_why(tmp_path) -> None:
         min_val_tasks=4,
         engine="evidence",
     )
-    result = optimize(wh, cfg, benchmark=bench, agent_factory=NoisyReader)
+
+    class Hopeless(NoisyReader):
+        """Never gets near an order (it checks the stock instead); quotes as the noisy reader."""
+
+        def run(self, ctx):
+            if ctx.task.gold[0].tool == "shop.order":
+                ctx.execute(Call("shop.stock", {}))
+                return "in stock"
+            return super().run(ctx)
+
+    result = optimize(wh, cfg, benchmark=bench, agent_factory=Hopeless)
     by_tool = {r.tool: r for r in result.tools}
-    # the literal reader never orders correctly with the original docs: no headroom
+    # this agent never orders, nor gets any part of an order call right: no headroom
     assert by_tool["shop.order"].reason.startswith("skipped: TS⁰ 0.0") and not by_tool["shop.order"].changed
-    assert "below the headroom band [0.15, 0.85]" in by_tool["shop.order"].reason
+    assert "below the headroom band [0.15, 0.85], and so is its call-level partial credit (0.0" in (
+        by_tool["shop.order"].reason
+    )
     # quotes succeed unless the sampled agent is distracted (about 30 %): in the band, so optimized
     assert not by_tool["shop.quote"].reason.startswith("skipped")
     assert 0.15 <= (by_tool["shop.quote"].base_val_ts + by_tool["shop.quote"].base_opt_ts) / 2 <= 0.85

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from core.chisel.profile import ToolTasks
 from core.chisel.types import Evaluation
 from core.docs import ToolDoc
-from core.evaluation import EvalBatch
+from core.evaluation import EvalBatch, credit, success_rate
 
 SELECTIONS = ("evidence", "paper")
 
@@ -54,22 +54,34 @@ class Selection:
 
 
 def outside_headroom(profile: ToolProfile, band: tuple[float, float] | None) -> str | None:
-    """Why a tool has no headroom (its TS⁰ over opt + val lies outside `band`), or None when it has some.
+    """Why a tool has no headroom, or None when it has some.
 
     TS⁰ pools every profiled episode of the tool (opt and val tasks, all
     repeats): with a handful of tasks per part, one part alone says little.
+    A tool above the band leaves nothing to gain. A tool below it has
+    headroom only when the agent already gets part of the calls right (mean
+    call-level partial credit within the band): then the failures are
+    arguments a doc can fix (a format, a structure), not tasks the agent
+    cannot approach at all (world knowledge, or a tool it never picks).
     """
     if band is None:
         return None
     traces = [*profile.opt.traces, *profile.val.traces]
     if not traces:
         return "no profiled episodes"
-    ts0 = sum(t.success for t in traces) / len(traces)
+    ts0 = success_rate(traces)
     lo, hi = band
-    if ts0 < lo:
-        return f"TS⁰ {ts0:.2f} over {len(traces)} episodes is below the headroom band [{lo:.2f}, {hi:.2f}]"
+    where = f"the headroom band [{lo:.2f}, {hi:.2f}]"
     if ts0 > hi:
-        return f"TS⁰ {ts0:.2f} over {len(traces)} episodes is above the headroom band [{lo:.2f}, {hi:.2f}]"
+        return f"TS⁰ {ts0:.2f} over {len(traces)} episodes is above {where}"
+    if ts0 < lo:
+        partial = sum(credit(t) for t in traces) / len(traces)
+        if lo <= partial <= hi:
+            return None
+        return (
+            f"TS⁰ {ts0:.2f} over {len(traces)} episodes is below {where}, and so is its call-level partial "
+            f"credit ({partial:.2f}): the agent does not get close to these calls"
+        )
     return None
 
 
