@@ -153,3 +153,24 @@ def test_headroom_below_the_band_needs_partial_credit() -> None:
     assert "partial credit (0.00)" in outside_headroom(ToolProfile("t", "d", hopeless, empty), band)
     assert "above the headroom band" in outside_headroom(ToolProfile("t", "d", always, empty), band)
     assert outside_headroom(ToolProfile("t", "d", hopeless, empty), None) is None
+
+
+def test_validation_is_topped_up_to_the_minimum_from_the_domain() -> None:
+    from core.benchmarks.base import Task
+    from core.chisel.decisions import pool_validation
+    from core.chisel.profile import ToolTasks
+
+    def tasks(*ids: str) -> list[Task]:
+        return [Task(i, "d", "q", (), ()) for i in ids]
+
+    few = ToolTasks("a", "d", tasks("o1"), tasks("v1"))
+    many = ToolTasks("b", "d", tasks("o2"), tasks("v2", "v3", "v4", "v5", "v6"))
+    pooled = {tt.tool: tt for tt in pool_validation([few, many], 4, seed=0)}
+    a_val = [t.task_id for t in pooled["a"].val]
+    assert len(a_val) == 4 and "v1" in a_val  # its own task plus three of the domain's others
+    assert pooled["b"] == many  # enough of its own
+    assert [t.task_id for t in pool_validation([few, many], 4, seed=0)[0].val] == a_val  # seeded
+    assert any(
+        [t.task_id for t in pool_validation([few, many], 4, seed=s)[0].val] != a_val for s in range(1, 6)
+    )
+    assert pool_validation([few], 4)[0] == few  # nothing to pool from

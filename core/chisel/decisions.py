@@ -14,6 +14,7 @@ from core.chisel.profile import ToolTasks
 from core.chisel.types import Evaluation
 from core.docs import ToolDoc
 from core.evaluation import EvalBatch, credit, success_rate
+from core.warehouse.records import content_hash
 
 SELECTIONS = ("evidence", "paper")
 
@@ -85,18 +86,30 @@ def outside_headroom(profile: ToolProfile, band: tuple[float, float] | None) -> 
     return None
 
 
-def pool_validation(items: Sequence[ToolTasks], min_val: int) -> list[ToolTasks]:
-    """Tools with fewer than `min_val` validation tasks get their domain's pooled validation tasks.
+def pool_validation(items: Sequence[ToolTasks], min_val: int, seed: int = 0) -> list[ToolTasks]:
+    """Tools with fewer than `min_val` validation tasks are topped up from their domain's validation tasks.
 
     Acceptance on one or two validation tasks is noise; the other tasks of
-    the domain see the same tools, so a doc change that hurts them shows there.
+    the domain offer the same tools, so a doc change that confuses the agent
+    on them shows there. Each tool keeps its own validation tasks and gets a
+    seeded sample of the others up to `min_val` (not all of them: every
+    candidate is evaluated on these tasks at every iteration, and beyond a
+    handful the other tools' tasks add cost more than signal).
     """
     pooled = {t.task_id: t for tt in items for t in tt.val}
-    ordered = sorted(pooled.values(), key=lambda t: t.task_id)
-    return [
-        tt if len(tt.val) >= min_val or len(ordered) <= len(tt.val) else replace(tt, val=list(ordered))
-        for tt in items
-    ]
+    out = []
+    for tt in items:
+        if len(tt.val) >= min_val:
+            out.append(tt)
+            continue
+        own = {t.task_id for t in tt.val}
+        others = sorted(
+            (t for tid, t in pooled.items() if tid not in own),
+            key=lambda t: content_hash("pool", seed, tt.tool, t.task_id),
+        )
+        extra = others[: max(0, min_val - len(tt.val))]
+        out.append(tt if not extra else replace(tt, val=sorted([*tt.val, *extra], key=lambda t: t.task_id)))
+    return out
 
 
 def accepted(val_ts: float, base_val_ts: float) -> bool:

@@ -154,7 +154,7 @@ class Optimizer:
         done = 0
         for domain, items in groups.items():
             memory = DomainMemory(domain, enabled=cfg.memory)
-            items = pool_validation(items, cfg.min_val_tasks)
+            items = pool_validation(items, cfg.min_val_tasks, cfg.seed)
             t0 = time.monotonic()
             priors = priors_from_rows(study_rows, domain)
             prof = self._profile(domain, items, original)
