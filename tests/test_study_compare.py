@@ -541,3 +541,31 @@ def test_evidence_names_the_evidence_engine_among_optimizer_models() -> None:
     assert engine_for(spec, "local/qwen2.5-coder-1.5b") == ("auto", "local/qwen2.5-coder-1.5b")
     assert reflection_model(spec) == "local/qwen2.5-coder-1.5b"  # GEPA reflects with a real model
     assert reflection_model(CompareSpec(optimizer_models=("evidence",))) is None
+
+
+def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
+    """Per-task outcomes stored with each comparison pool into one paired test over the union of tasks."""
+    import pandas as pd
+
+    from core.study.compare_report import StoredComparison, pooled_frame
+
+    def stored(domain: str, dc: dict[str, float], og: dict[str, float]) -> StoredComparison:
+        return StoredComparison(
+            compare_id=domain,
+            result_id=domain,
+            benchmark="api-bank/domain",
+            spec={"domains": [domain], "agent": {"model": "m", "paradigm": "react"}, "temperature": 0.7},
+            task_ids=sorted(dc),
+            created_at=None,
+            detail={"per_task": {"dc": {"ts": dc, "tc": dc}, "og": {"ts": og, "tc": og}}},
+            methods=pd.DataFrame({"method": ["og", "dc"], "label": ["OG (original)", "DC (evidence)"]}),
+        )
+
+    a = stored("a", {"a1": 1.0, "a2": 1.0, "a3": 0.0}, {"a1": 0.0, "a2": 1.0, "a3": 0.0})
+    b = stored("b", {"b1": 1.0, "b2": 2 / 3}, {"b1": 0.0, "b2": 1 / 3})
+    frame = pooled_frame([a, b])
+    ts = frame[(frame.metric == "TS") & (frame.versus == "OG (original)")].iloc[0]
+    assert ts["tasks"] == 5 and ts["method"] == "DC (evidence)"
+    assert ts["method %"] == pytest.approx(100 * (1 + 1 + 0 + 1 + 2 / 3) / 5)
+    assert ts["McNemar b/c"] == "3/0"  # a1, b1 and b2 flipped to solved (majority), none the other way
+    assert pooled_frame([a]).empty  # one comparison alone has its own tables

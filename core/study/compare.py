@@ -50,7 +50,7 @@ from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark
 from core.docs import DocSet
 from core.study.budget import budget_docsets
-from core.study.compare_rows import Point, curve_row, method_rows, significance_rows
+from core.study.compare_rows import Point, curve_row, method_rows, per_task_outcomes, significance_rows
 from core.study.compare_spec import (
     BASELINE_OF,
     LABELS,
@@ -462,7 +462,13 @@ class Harness:
             methods=methods,
             tests=tests,
             curves=curves,
-            detail={"producers": producers, "ran": self.ran, "reused": self.reused, "tools": tools},
+            detail={
+                "producers": producers,
+                "ran": self.ran,
+                "reused": self.reused,
+                "tools": tools,
+                "per_task": per_task_outcomes(points),
+            },
             **header,
         )
         self.log(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.study.compare_rows import paired_tasks
 from core.study.stats import relative_improvement
 from core.tables import markdown_table as table
 
@@ -294,6 +295,79 @@ def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[Store
     return list(current.values()), older
 
 
+def _pool_key(c: StoredComparison) -> tuple:
+    """Comparisons that can be pooled: same benchmark, target agent, temperature and DC variants."""
+    s, a = c.spec, c.spec.get("agent") or {}
+    return (
+        c.benchmark,
+        a.get("model"),
+        a.get("paradigm"),
+        a.get("doc_mode"),
+        s.get("temperature"),
+        tuple(s.get("optimizer_models") or ()),
+        s.get("engine"),
+    )
+
+
+def pooled_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
+    """Paired per-task evidence over the tasks of several comparisons (e.g. one per domain).
+
+    Each comparison stores its methods' per-task outcomes (mean over runs);
+    test tasks of different domains are distinct, so their union is one
+    larger paired sample, with the power a single domain does not have. Every
+    DocsChisel variant is tested against every other method, and every method
+    against the original docs.
+    """
+    rows = []
+    groups: dict[tuple, list[StoredComparison]] = {}
+    for c in comparisons:
+        if (c.detail or {}).get("per_task"):
+            groups.setdefault(_pool_key(c), []).append(c)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        labels: dict[str, str] = {}
+        merged: dict[str, dict[str, dict[str, float]]] = {}
+        for c in members:
+            labels.update(dict(zip(c.methods["method"], c.methods["label"], strict=False)))
+            for method, metrics in c.detail["per_task"].items():
+                for metric, tasks in metrics.items():
+                    merged.setdefault(method, {}).setdefault(metric, {}).update(tasks)
+        pairs = [(m, o) for m in merged if m.startswith("dc") for o in merged if not o.startswith("dc")]
+        pairs += [(m, "og") for m in merged if not m.startswith("dc") and m != "og" and "og" in merged]
+        scope = " + ".join(",".join(c.spec.get("domains") or ["all"]) for c in members)
+        for metric in ("ts", "tc"):
+            for m, o in pairs:
+                a, b = merged[m].get(metric, {}), merged[o].get(metric, {})
+                ev = paired_tasks(a, b)
+                if not ev["paired_n"]:
+                    continue
+                common = sorted(set(a) & set(b))
+                mean_a = sum(a[t] for t in common) / len(common)
+                mean_b = sum(b[t] for t in common) / len(common)
+                rows.append(
+                    {
+                        "scope": scope,
+                        "metric": metric.upper(),
+                        "method": labels.get(m, m),
+                        "versus": labels.get(o, o),
+                        "tasks": ev["paired_n"],
+                        "method %": 100 * mean_a,
+                        "other %": 100 * mean_b,
+                        "relative %": _finite_pct(relative_improvement(mean_a, mean_b)),
+                        "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                        "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
+                        "p (McNemar)": _p(ev["mcnemar_p"]),
+                        "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _finite_pct(v: float) -> float | None:
+    return None if v is None or not math.isfinite(v) else v
+
+
 def comparison_section(warehouse) -> str | None:
     comparisons, older = current_comparisons(stored_comparisons(warehouse))
     if not comparisons:
@@ -306,6 +380,16 @@ def comparison_section(warehouse) -> str | None:
         "memory TS is 76% lower after 5 iterations."
     )
     parts = [intro, *(markdown(c) for c in comparisons)]
+    pooled = pooled_frame(comparisons)
+    if not pooled.empty:
+        parts.append(
+            "**Pooled over the comparisons above** (same benchmark, target agent and temperature): the "
+            "paired per-task test on the union of their test tasks — each task's outcome is its mean over a "
+            "method's runs; Δ is the mean per-task difference with a bootstrap interval over tasks, McNemar "
+            "counts tasks whose majority outcome flipped each way (b: only the method solves it, c: only the "
+            "other), and the minimum detectable effect is what this many paired tasks could show at α = 0.05 "
+            "with 80 % power:\n\n" + table(pooled, floatfmt=".1f")
+        )
     if older:
         parts.append(
             "Earlier comparisons of the same scopes, superseded by the ones above and kept in the warehouse "

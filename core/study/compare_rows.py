@@ -62,12 +62,25 @@ def per_task(points: Sequence[Point], metric: str) -> dict[str, float]:
 def paired_evidence(mine: Sequence[Point], theirs: Sequence[Point], metric: str) -> dict[str, Any]:
     """The paired per-task test of two methods on the same test tasks (the primary evidence).
 
-    Each task's outcome is its mean over the method's runs; the difference is
-    resampled over tasks (bootstrap CI on ΔTS), the exact McNemar test is run
-    on each task's majority outcome, and the minimum detectable effect says
-    what difference this many paired tasks could have shown.
+    Each task's outcome is its mean over the method's runs; see `paired_tasks`.
     """
-    a, b = per_task(mine, metric), per_task(theirs, metric)
+    return paired_tasks(per_task(mine, metric), per_task(theirs, metric))
+
+
+def per_task_outcomes(points: Mapping[str, Sequence[Point]]) -> dict[str, dict[str, dict[str, float]]]:
+    """method -> metric -> task -> mean outcome over the method's runs (stored with a comparison, so
+    comparisons of several domains can be pooled into one paired test later)."""
+    return {m: {metric: per_task(pts, metric) for metric in METRICS} for m, pts in points.items() if pts}
+
+
+def paired_tasks(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, Any]:
+    """Paired evidence from two methods' per-task outcomes on their common tasks.
+
+    The difference is resampled over tasks (bootstrap CI on ΔTS), the exact
+    McNemar test is run on each task's majority outcome, and the minimum
+    detectable effect says what difference this many paired tasks could have
+    shown.
+    """
     tasks = sorted(set(a) & set(b))
     empty = {
         "paired_delta": None,
