@@ -85,7 +85,11 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     "--max-val-tasks", type=click.IntRange(min=1), default=None, help="DocsChisel: val tasks per tool."
 )
 @click.option(
-    "--max-traces", type=click.IntRange(min=1), default=None, help="DocsChisel: traces per iteration."
+    "--max-traces",
+    type=click.IntRange(min=1),
+    default=None,
+    help="DocsChisel's LLM engine: failed traces diagnosed per iteration (each is a model call; seeded "
+    "sample). The evidence engine reads them all.",
 )
 @click.option(
     "--selection",

@@ -213,6 +213,8 @@ class Harness:
                 memory=memory,
                 engine=engine,
                 optimizer_model=model,
+                # each diagnosed trace is a model call for the LLM engine; the evidence engine reads all
+                max_traces=None if engine == "evidence" else spec.max_traces,
                 seed=s,
                 agent=optimization_agent(spec, s),
                 repeats=spec.profile_repeats,
