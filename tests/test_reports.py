@@ -52,3 +52,24 @@ def test_results_command_writes_the_file(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["results", "--warehouse", str(wh_path), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "Recorded WorkBench traces" in out.read_text()
+
+
+def test_sections_without_a_warehouse_here_are_carried_over_marked(tmp_path: Path) -> None:
+    """A section whose warehouse is not at hand keeps its measured tables, saying where they came from."""
+    wh_path = tmp_path / "wh.duckdb"
+    _imported(Warehouse(wh_path), True, 0)
+    out = tmp_path / "RESULTS.md"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["results", "--warehouse", str(wh_path), "--out", str(out)]).exit_code == 0
+    first = out.read_text()
+    other = tmp_path / "other.duckdb"
+    Warehouse(other)
+    for _ in range(2):  # carried twice: marked once
+        res = runner.invoke(cli, ["results", "--warehouse", str(other), "--out", str(out)])
+        assert res.exit_code == 0, res.output
+    text = out.read_text()
+    body = text.split("## Recorded WorkBench traces, re-scored by our scorer", 1)[1]
+    assert body.count("_Carried over unchanged from the results of") == 1 and "`wh.duckdb`" in body
+    assert "| gpt-4 |" in body and first.split("## ", 1)[1].split("\n", 1)[1].strip() in body
+    res = runner.invoke(cli, ["results", "--warehouse", str(other), "--out", str(out), "--drop-missing"])
+    assert res.exit_code == 0 and "## " not in out.read_text()

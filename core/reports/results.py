@@ -10,6 +10,7 @@ regenerated from stored runs and never edited by hand.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -55,8 +56,31 @@ def _load_providers() -> None:
 table = markdown_table
 
 
-def render_results(warehouses) -> str:
-    """All sections over one or several warehouse files (experiments may keep separate files)."""
+CARRIED = "_Carried over unchanged from"
+
+
+def previous_sections(text: str) -> tuple[str, dict[str, str]]:
+    """(provenance of a results document, its sections by title) — for carrying sections over."""
+    head = next((ln for ln in text.splitlines() if ln.startswith("Regenerated from")), "")
+    m = re.match(r"Regenerated from the warehouse file\(s\) (.*) by `docschisel results` on (.*) UTC", head)
+    provenance = (
+        f"the results of {m.group(2)} UTC (warehouse file(s) {m.group(1)})" if m else "an earlier run"
+    )
+    sections: dict[str, str] = {}
+    for chunk in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
+        title, _, body = chunk.partition("\n")
+        sections[title.strip()] = body.strip()
+    return provenance, sections
+
+
+def render_results(warehouses, previous: str | None = None) -> str:
+    """All sections over one or several warehouse files (experiments may keep separate files).
+
+    With `previous` (the current document's text), a section that none of
+    these warehouses can produce is carried over from it verbatim, marked with
+    where it came from: an experiment's warehouse that is not at hand (another
+    machine, a later session) does not erase its measured results.
+    """
     _load_providers()
     whs = list(warehouses) if isinstance(warehouses, list | tuple) else [warehouses]
     names = ", ".join(f"`{Path(w.path).name}`" for w in whs)
@@ -67,9 +91,15 @@ def render_results(warehouses) -> str:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Do not edit by hand.",
         "",
     ]
+    provenance, old = previous_sections(previous) if previous else ("", {})
     for s in sorted(SECTIONS, key=lambda s: s.order):
         bodies = [(w, b) for w in whs if (b := s.fn(w))]
         if not bodies:
+            if s.title in old:
+                body = old[s.title]
+                if not body.startswith(CARRIED):
+                    body = f"{CARRIED} {provenance}: no warehouse given here holds these runs._\n\n{body}"
+                parts += [f"## {s.title}", "", body, ""]
             continue
         parts += [f"## {s.title}", ""]
         for w, body in bodies:
@@ -79,8 +109,10 @@ def render_results(warehouses) -> str:
     return "\n".join(parts)
 
 
-def write_results(warehouses, path: str | Path | None = None) -> Path:
+def write_results(warehouses, path: str | Path | None = None, *, keep_missing: bool = True) -> Path:
+    """Write the document; sections no given warehouse can produce are carried over (`keep_missing`)."""
     out = Path(path) if path else PROJECT_ROOT / "docs" / "RESULTS.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_results(warehouses), encoding="utf-8")
+    previous = out.read_text(encoding="utf-8") if keep_missing and out.exists() else None
+    out.write_text(render_results(warehouses, previous), encoding="utf-8")
     return out
