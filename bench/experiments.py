@@ -41,6 +41,18 @@ def _study(model: str, cell: str, limit: int, repeats: int) -> str:
     )
 
 
+API_BANK_GROUPS = ("health", "finance,information")
+
+
+def _compare(domains: str, methods: str, optimizers: str, opt_runs: int) -> str:
+    """One API-Bank comparison stage of a domain group (see the compare-api-bank steps)."""
+    extra = "" if "curve" in optimizers else " --curve-eval-runs 0 --no-memory-ablation"
+    return (
+        f"compare --benchmark api-bank --domain {domains} --methods {methods} {optimizers} --opt-runs {opt_runs} "
+        f"--eval-runs 3 --limit 0 --max-steps 1{extra}"
+    )
+
+
 # step -> (planned episodes, expected hours on 2 cores, commands)
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed, memory and API-Bank level-1 accuracy of every installed local model (195 samples each)
@@ -79,31 +91,52 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             "retrieval eval --benchmark api-bank,workbench --docs expanded --ablation",
         ],
     ),
-    # OG / EasyTool / DRAFT / DocsChisel on API-Bank level-1, one tool per domain
-    "compare-api-bank": (
-        1600,
-        3.0,
+    # OG / EasyTool / DRAFT / GEPA / DocsChisel (evidence engine, and the LLM engine with Qwen 1.5B) on
+    # API-Bank level-1, ReAct with Qwen 0.5B at T = 0.7, every tool whose profiled TS⁰ (3 samples per
+    # opt/val task) lies in the headroom band (or below it with call-level partial credit in it), the
+    # test tasks of those tools; one comparison per domain group (one process each, one per core), pooled
+    # into one paired test in the results. Measured costs on 2 cores with two processes: ~12 s per
+    # episode, ~1-2 min per Qwen 1.5B call. Stages reuse everything the earlier ones stored.
+    #  1: OG, EasyTool, DC-evidence; 1 optimization x 3 evaluation runs. Profile (279 + 60 episodes),
+    #     DC ~5 tools x <= 5 iterations x (4 val + ~7 opt) x 3 samples, evaluations 3 x (~30 tasks) x 3.
+    "compare-api-bank-1": (
+        2400,
+        4.0,
+        [_compare(d, "og,et,dc", "--optimizer-model evidence", 1) for d in API_BANK_GROUPS],
+    ),
+    #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM (Qwen 1.5B, <= 3 traces
+    #     diagnosed per iteration: ~8 model calls per iteration)
+    "compare-api-bank-2": (
+        2600,
+        6.0,
         [
-            f"compare --benchmark api-bank --domain {API_BANK_DOMAINS} --limit-tools 1 --iterations 3 "
-            "--max-steps 1 --opt-runs 3 --eval-runs 5 --limit 0 --curve-eval-runs 1"
+            _compare(
+                d, "og,et,dc,gepa", f"--optimizer-model evidence --optimizer-model {Q15} --max-traces 3", 1
+            )
+            for d in API_BANK_GROUPS
         ],
     ),
-    # the same four methods on WorkBench calendar (delete_event, the tool with the most tasks)
-    "compare-workbench": (
-        700,
-        4.0,
+    #  3: the paper's 3 optimization runs, DRAFT, the iteration curve and the memory ablation
+    "compare-api-bank-3": (
+        9000,
+        20.0,
         [
-            "compare --benchmark workbench --domain calendar --limit-tools 1 --iterations 2 --max-steps 4 "
-            "--max-opt-tasks 4 --max-val-tasks 2 --opt-runs 3 --eval-runs 5 --limit 8 --no-memory-ablation "
-            "--curve-eval-runs 0"
+            _compare(
+                d,
+                "og,et,drt,dc,gepa",
+                f"--optimizer-model evidence --optimizer-model {Q15} --max-traces 3 --curve-eval-runs 1",
+                3,
+            )
+            for d in API_BANK_GROUPS
         ],
     ),
 }
 STEPS: dict[str, list[str]] = {k: v[2] for k, v in PLAN.items()}
 WAREHOUSE = {
     "retrieval": "data/retrieval.duckdb",
-    "compare-api-bank": "data/chisel.duckdb",
-    "compare-workbench": "data/chisel-workbench.duckdb",
+    "compare-api-bank-1": "data/compare-api-bank.duckdb",
+    "compare-api-bank-2": "data/compare-api-bank.duckdb",
+    "compare-api-bank-3": "data/compare-api-bank.duckdb",
 }
 
 
