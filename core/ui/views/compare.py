@@ -198,6 +198,16 @@ def stored_comparisons(path: str) -> None:
         f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
         f"{len(c.task_ids)} test tasks, the same for every method."
     )
+    current, _ = report.current_comparisons(found)
+    pooled = report.pooled_frame(current)
+    if not pooled.empty:
+        st.markdown("#### Pooled over domains")
+        st.caption(
+            "The paired per-task test on the union of the test tasks of comparisons with the same benchmark, "
+            "target agent and temperature (one per domain): Δ with its bootstrap interval over tasks, McNemar "
+            "counts of tasks that flipped each way, and the minimum detectable effect of that many pairs."
+        )
+        st.dataframe(pooled.round(1), hide_index=True)
 
 
 def _open_selected(event: object, split: str) -> None:
