@@ -299,3 +299,48 @@ def test_tools_without_headroom_are_skipped_and_say_why(tmp_path) -> None:
         [bench.original_docs().docset_id],
     )
     assert eps.groupby("task_id")["success"].nunique().max() == 2
+
+
+def test_optimization_runs_with_different_seeds_are_independent(tmp_path) -> None:
+    """Runs seeded differently sample the agent differently and pick other examples: other candidates."""
+    from dataclasses import replace
+
+    from core.warehouse import Warehouse
+    from tests.test_study_compare import NoisyReader
+
+    bench = ShopBench(n=24, quote_tasks=6)
+    sequences = []
+    for seed in (0, 1):
+        wh = Warehouse(tmp_path / f"s{seed}.duckdb")
+        cfg = OptimizeConfig(
+            benchmark="shop",
+            agent=replace(AGENT, temperature=0.7, seed=seed),
+            iterations=3,
+            repeats=2,
+            seed=seed,
+            tools=("shop.order",),
+            engine="evidence",
+        )
+        result = optimize(wh, cfg, benchmark=bench, agent_factory=NoisyReader)
+        rows = wh.rows(
+            "SELECT iteration, doc_id FROM candidates WHERE run_id = ? ORDER BY iteration", [result.run_id]
+        )
+        assert rows
+        sequences.append([doc for _, doc in rows])
+    assert sequences[0] != sequences[1]
+    # and the same seed reproduces its sequence exactly
+    wh = Warehouse(tmp_path / "again.duckdb")
+    cfg = OptimizeConfig(
+        benchmark="shop",
+        agent=replace(AGENT, temperature=0.7, seed=0),
+        iterations=3,
+        repeats=2,
+        seed=0,
+        tools=("shop.order",),
+        engine="evidence",
+    )
+    again = optimize(wh, cfg, benchmark=bench, agent_factory=NoisyReader)
+    rows = wh.rows(
+        "SELECT iteration, doc_id FROM candidates WHERE run_id = ? ORDER BY iteration", [again.run_id]
+    )
+    assert [doc for _, doc in rows] == sequences[0]
