@@ -151,21 +151,41 @@ class EpisodeContext:
             output = self.sandbox.execute(call)
         except ToolError as exc:
             msg = str(exc) or type(exc).__name__
-            self.recorder.add(
+            event = self.recorder.add(
                 "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
             )
+            self._inner_calls(event)
             return msg
         except Exception as exc:  # a crashing tool is data about the episode, not a crash of the run
             msg = f"{type(exc).__name__}: {exc}"
-            self.recorder.add(
+            event = self.recorder.add(
                 "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
             )
+            self._inner_calls(event)
             return f"Error: {msg}"
         text = output if isinstance(output, str) else str(output)
-        self.recorder.add(
+        event = self.recorder.add(
             "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
         )
+        self._inner_calls(event)
         return text
+
+    def _inner_calls(self, parent: Event) -> None:
+        """Atomic calls a composite tool made (`sandbox.take_inner_calls`, see InnerCall): traced, scored."""
+        take = getattr(self.sandbox, "take_inner_calls", None)
+        if not callable(take):
+            return
+        for inner in take():
+            self.calls.append(inner.call)
+            self.recorder.add(
+                "tool_call",
+                tool=inner.call.tool,
+                args=dict(inner.call.args),
+                output=inner.output,
+                error=inner.error,
+                latency_s=inner.latency_s,
+                payload={"parent_seq": parent.seq, "parent_tool": parent.tool},
+            )
 
 
 class Agent(Protocol):

@@ -125,6 +125,23 @@ class ToolError(Exception):
     """A tool rejected its call; the message is what the agent observes."""
 
 
+@dataclass(frozen=True)
+class InnerCall:
+    """An atomic call a composite tool (an EvoSOP SOP) made on the sandbox while it ran.
+
+    A sandbox that runs composite tools hands these out through an optional
+    `take_inner_calls() -> list[InnerCall]` after each call; the episode
+    context records each one as a tool-call event under its parent and adds it
+    to the episode's calls, so end-state and call-matching scorers see the
+    atomic calls that changed the state.
+    """
+
+    call: Call
+    output: str | None = None
+    error: str | None = None
+    latency_s: float = 0.0
+
+
 @runtime_checkable
 class Sandbox(Protocol):
     """Fresh, isolated tool state for one episode."""
