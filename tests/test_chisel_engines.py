@@ -582,3 +582,20 @@ def test_llm_lessons_count_in_the_planners_operation_statistics(warehouse) -> No
     # the planned operation's outcome is the measured one (neutral here), not the model's opinion
     prf = memory.op_stats("Add", "PRF")
     assert prf["neutral"] == 1 and prf["effective"] == 0
+
+
+def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse) -> None:
+    """Against a confusion of tools, the guidance shows the requests this tool serves (never a call's values)."""
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth, last_user_line
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    failed = ctx.opt_task_ids[:3]
+    confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
+    ug = Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
+    first = last_user_line(ctx.gt.query(failed[0]), limit=90)
+    assert ug.startswith("Use this tool, not shop.quote, for requests like: ") and f'"{first}"' in ug
+    assert "shop.order(" not in ug
+    # without the failed tasks it falls back to the description
+    assert "Prefer this tool over shop.quote" in Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")

@@ -10,8 +10,8 @@ rule before the domain's planning memory has any statistics of its own.
 | no_action | yes | FD, UG, UE | Refine FD, Add UG, Add UE |
 | parse_error | yes | UE, IPT | Add UE, Refine IPT |
 | unknown_tool | yes | TN, FD, UE | Add UE, Refine FD |
-| wrong_tool | yes | FD, UG, TD, CI | Refine FD, Add UG, Add TD, Remove CI |
-| missing_call | yes | FD, UG, IC | Add UG, Refine FD |
+| wrong_tool | yes | FD, UG, UE, TD, CI | Add UG, Refine FD, Add UE, Add TD, Remove CI |
+| missing_call | yes | FD, UG, UE, IC | Add UG, Refine FD, Add UE |
 | extra_call | yes | UG, IC | Add IC, Add UG |
 | unknown_argument | yes | IPN, IPD, UE | Refine IPN, Add UE, Refine IPD |
 | missing_argument | yes | PRF, POF, IPD, UE | Add PRF, Add UE, Refine IPD |
@@ -71,15 +71,15 @@ RULES: dict[str, Rule] = {
         Rule(
             "wrong_tool",
             True,
-            ("FD", "UG", "TD", "CI"),
-            (("Refine", "FD"), ("Add", "UG"), ("Add", "TD"), ("Remove", "CI")),
-            why="confusion between tools: sharpen what this tool is for and when to use it",
+            ("FD", "UG", "UE", "TD", "CI"),
+            (("Add", "UG"), ("Refine", "FD"), ("Add", "UE"), ("Add", "TD"), ("Remove", "CI")),
+            why="confusion between tools: show the requests this tool serves and what it is for",
         ),
         Rule(
             "missing_call",
             True,
-            ("FD", "UG", "IC"),
-            (("Add", "UG"), ("Refine", "FD")),
+            ("FD", "UG", "UE", "IC"),
+            (("Add", "UG"), ("Refine", "FD"), ("Add", "UE")),
             why="the agent did not know this tool is needed for the request",
         ),
         Rule(

@@ -72,6 +72,8 @@ def copied_field(doc: ToolDoc, value: object) -> str | None:
         return "UE"
     if value in (doc.code or ""):
         return "CI"
+    if value in (doc.guidance or ""):
+        return "UG"
     if any(value in (p.description or "") for p in doc.parameters):
         return "IPD"
     return None
@@ -231,7 +233,9 @@ class EvidenceEngine:
     ) -> Plan:
         base = merge_plans(ctx.tool, plans, ctx.original, memory)
         notes = list(base.notes)
-        synth = Synth(ctx, [f for d in diagnoses for f in findings_of(d)], memory)
+        synth = Synth(
+            ctx, [f for d in diagnoses for f in findings_of(d)], memory, [d.task_id for d in diagnoses]
+        )
         classes_by_ep = {d.episode_id: d.failure_class for d in diagnoses}
         n = max(1, len(diagnoses))
         carried = carried_operations(ctx, notes)

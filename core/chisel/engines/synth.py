@@ -183,11 +183,18 @@ def enumerations(ctx: ToolContext) -> dict[str, list[str]]:
 class Synth:
     """Content for (op, field) pairs of one tool at one iteration."""
 
-    def __init__(self, ctx: ToolContext, findings: Sequence[Finding], memory: DomainMemory) -> None:
+    def __init__(
+        self,
+        ctx: ToolContext,
+        findings: Sequence[Finding],
+        memory: DomainMemory,
+        failed_tasks: Sequence[str] = (),
+    ) -> None:
         self.ctx = ctx
         self.doc = ctx.original
         self.findings = list(findings)
         self.memory = memory
+        self.failed_tasks = list(dict.fromkeys(failed_tasks))  # optimization tasks behind the findings
         self._gold: list | None = None
 
     def gold(self) -> list:
@@ -437,17 +444,42 @@ class Synth:
         other = self.ctx.docset.get(tool) if hasattr(self.ctx.docset, "get") else None
         return (other.name if other is not None and other.name else tool) or tool
 
+    def _requests(self, limit: int = 2) -> list[str]:
+        """Requests this tool serves, quoted from failed optimization tasks (the user's latest line).
+
+        A small model maps a request to a tool by its surface form, so the
+        requests it got wrong show when the tool applies better than any
+        paraphrase of the description. Only the request is quoted, never a
+        call with its values.
+        """
+        out: list[str] = []
+        for tid in self.failed_tasks:
+            if tid not in self.ctx.opt_task_ids:
+                continue
+            line = last_user_line(self.ctx.gt.query(tid), limit=90)
+            if line and line not in out:
+                out.append(line)
+            if len(out) >= limit:
+                break
+        return out
+
     def _ug(self, op: str) -> Any:
         lines = []
         confused = [self._display(t) for t in self._confused()]
+        classes = {f.cls for f in self.findings}
+        requests = self._requests() if classes & {"wrong_tool", "missing_call", "no_action"} else []
+        quoted = "; ".join(f'"{r}"' for r in requests)
         what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
-        if confused:
+        if confused and quoted:
+            lines.append(f"Use this tool, not {' or '.join(confused)}, for requests like: {quoted}.")
+        elif confused:
             lines.append(
                 f"Prefer this tool over {' or '.join(confused)} when the request is: {what.lower()}."
                 if what
                 else f"Prefer this tool over {' or '.join(confused)}."
             )
-        classes = {f.cls for f in self.findings}
+        elif quoted:
+            lines.append(f"Call this tool for requests like: {quoted}.")
         if classes & {"missing_call", "no_action"}:
             lines.append(
                 "Call this tool when the user's latest request needs it, even after other tool calls."
