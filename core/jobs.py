@@ -29,6 +29,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -40,6 +41,7 @@ from typing import Any
 import pandas as pd
 
 from core.config import PROJECT_ROOT
+from core.redaction import Redactor
 from core.warehouse import Warehouse
 from core.warehouse.rows import JobEventRow, JobRow
 
@@ -180,8 +182,13 @@ def start_job(
     params: Mapping[str, Any] | None = None,
     *,
     grace_s: float = DEFAULT_GRACE_S,
+    models: Sequence[str] = (),
 ) -> str:
-    """Launch `python -m core.cli.main <argv>` as a detached, supervised job; returns its id."""
+    """Launch `python -m core.cli.main <argv>` as a detached, supervised job; returns its id.
+
+    The job's environment is `job_env`: the models named in `argv` (and in
+    `models`) get their keys, nothing else secret is passed on.
+    """
     job_id = new_job_id(kind)
     argv = [str(a) for a in argv]
     record = {**dict(params or {}), "argv": argv}
@@ -202,7 +209,7 @@ def start_job(
         "--",
         *argv,
     ]
-    env = _child_env(warehouse, job_id)
+    env = _child_env(warehouse, job_id, job_env([*models_in(argv), *models]))
     try:
         with log.open("ab") as err:
             proc = subprocess.Popen(
@@ -222,8 +229,58 @@ def start_job(
     return job_id
 
 
-def _child_env(warehouse: Warehouse, job_id: str) -> dict[str, str]:
-    env = dict(os.environ)
+# What a job inherits from the process that starts it: how to find programs and libraries, the
+# locale, offline switches and the project's own settings. Secrets are added by name, for the models
+# the job runs (core.llm.keys), never wholesale: a job started from the dashboard must not be a way
+# to spend or print every key the server holds.
+BASE_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL",
+    "VIRTUAL_ENV", "PYTHONHASHSEED", "SYSTEMROOT", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
+    "SENTENCE_TRANSFORMERS_HOME", "XDG_CACHE_HOME", "LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_OFFLINE_MODE",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+)  # fmt: skip
+BASE_ENV_PREFIXES = ("LC_", "DOCSCHISEL_")
+MODEL_OPTIONS = ("--model", "-m", "--optimizer-model", "--baseline-model")
+
+
+def models_in(argv: Sequence[str]) -> list[str]:
+    """The models a `docschisel` command line names (`--model X`, `--model=X`, comma lists)."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        value = None
+        if arg in MODEL_OPTIONS and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif "=" in arg and arg.split("=", 1)[0] in MODEL_OPTIONS:
+            value = arg.split("=", 1)[1]
+        if value:
+            out.extend(v.strip() for v in value.split(",") if v.strip())
+    return out
+
+
+def job_env(models: Sequence[str] = (), environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a job: the base variables, then each model's key and endpoint by name.
+
+    The default models ($DOCSCHISEL_MODEL, $DOCSCHISEL_OPTIMIZER_MODEL) count as
+    named, since a command without `--model` runs them.
+    """
+    from core.llm.keys import env_names_for
+    from core.redaction import is_secret_name
+
+    env = dict(os.environ if environ is None else environ)
+    out = {
+        k: v
+        for k, v in env.items()
+        if (k in BASE_ENV or k.startswith(BASE_ENV_PREFIXES)) and not is_secret_name(k)
+    }
+    defaults = [env[k] for k in ("DOCSCHISEL_MODEL", "DOCSCHISEL_OPTIMIZER_MODEL") if env.get(k)]
+    for name in env_names_for([*models, *defaults]):
+        if name in env:
+            out[name] = env[name]
+    return out
+
+
+def _child_env(warehouse: Warehouse, job_id: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if env is None else env)
     env[ENV_JOB] = job_id
     env[ENV_WAREHOUSE] = str(warehouse.path)
     env["PYTHONUNBUFFERED"] = "1"
@@ -371,6 +428,14 @@ def _last_line(path: Path) -> str:
     return ""
 
 
+def _pump(stream: Any, out: Any, redactor: Redactor) -> None:
+    """Copy the child's output into the job log line by line, with secrets redacted on the way."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in iter(stream.readline, b""):
+            out.write(redactor.text(line.decode("utf-8", errors="replace")).encode())
+            out.flush()
+
+
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)
@@ -382,18 +447,21 @@ def supervise(job_id: str, warehouse_path: str, argv: Sequence[str], grace_s: fl
     log = log_path(wh, job_id)
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "core.cli.main", *argv]
-    with log.open("ab") as out:
-        out.write(f"$ docschisel {' '.join(argv)}\n".encode())
-        out.flush()
-        child = subprocess.Popen(
-            cmd,
-            cwd=str(PROJECT_ROOT),
-            env=_child_env(wh, job_id),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    redactor = Redactor.from_env()
+    out = log.open("ab")
+    out.write(redactor.text(f"$ docschisel {' '.join(argv)}\n").encode())
+    out.flush()
+    child = subprocess.Popen(
+        cmd,
+        cwd=str(PROJECT_ROOT),
+        env=_child_env(wh, job_id),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    pump = threading.Thread(target=_pump, args=(child.stdout, out, redactor), daemon=True)
+    pump.start()
     _event(wh, job_id, "running", message="started")
 
     stop = {"signal": False}
@@ -424,6 +492,8 @@ def supervise(job_id: str, warehouse_path: str, argv: Sequence[str], grace_s: fl
                 killed = True
         time.sleep(POLL_S)
     rc = child.returncode
+    pump.join(timeout=10.0)
+    out.close()
     cancelled = cancel_at is not None or stop["signal"] or cancel_requested(wh, job_id)
     state = job_state(wh, job_id)
     done, total = (state.done, state.total) if state else (None, None)

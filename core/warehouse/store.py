@@ -34,6 +34,7 @@ import duckdb
 import pandas as pd
 
 from core.config import warehouse_path
+from core.redaction import Redactor
 
 _PROCESS_LOCK = threading.RLock()
 _MIGRATED: set[str] = set()
@@ -267,11 +268,15 @@ def insert_rows(
     if df.empty:
         return 0
     list_cols = set(list_columns) | _LIST_COLUMNS.get(table, set())
+    redactor = Redactor.from_env()  # every text reaches the file through here: no secret does
+    if rows is df:
+        df = df.copy()  # the caller's frame is not ours to rewrite
     for col in df.columns:
-        if col in list_cols or df[col].dtype != object:
+        if df[col].dtype != object:
             continue
-        if df[col].map(lambda v: isinstance(v, dict | list | tuple)).any():
+        if col not in list_cols and df[col].map(lambda v: isinstance(v, dict | list | tuple)).any():
             df[col] = df[col].map(_jsonable)
+        df[col] = df[col].map(redactor.value)
     verb = "INSERT OR IGNORE INTO" if ignore_existing and table not in _LOG_TABLES else "INSERT INTO"
     con.register("_incoming", df)
     try:

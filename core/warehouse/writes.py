@@ -17,6 +17,7 @@ from typing import Any
 
 from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
+from core.redaction import redact
 from core.warehouse.records import Episode, Event, content_hash, event_row, now
 from core.warehouse.rows import Row
 from core.warehouse.store import Store, insert_rows
@@ -156,7 +157,7 @@ class Writes(Store):
         with self.transaction() as con:
             con.execute(
                 "UPDATE doc_sets SET origin = ?, name = ?, meta = ? WHERE docset_id = ? AND origin = ?",
-                [origin, name, json.dumps(dict(meta), default=str), docset_id, candidate_origin],
+                redact([origin, name, json.dumps(dict(meta), default=str), docset_id, candidate_origin]),
             )
 
     def register_tasks(self, benchmark: str, tasks: Iterable[Any]) -> int:
