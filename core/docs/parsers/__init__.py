@@ -10,7 +10,6 @@ DocSet JSON, and our rendered text. `load_docs` detects the format of a file
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from core.docs.parsers.errors import DocParseError, Where
 from core.docs.parsers.python import parse_callable
 from core.docs.parsers.rendered import parse_text
 from core.docs.parsers.schema import parse_mcp, parse_openai
+from core.safeio import InputError, decode_utf8, loads_json
 
 __all__ = [
     "FORMATS",
@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 _NATIVE_KEYS = frozenset(ToolDoc.model_fields)
+# Keys only an MCP tool definition has (and the usual misspellings of its inputSchema).
+_MCP_ONLY = frozenset({"outputSchema", "annotations", "input_schema", "inputschema", "InputSchema"})
 
 # format name -> (human label, reader of one item into ToolDocs)
 FORMATS: dict[str, tuple[str, Callable[[Any, Where], list[ToolDoc]]]] = {
@@ -71,8 +73,8 @@ def detect_format(item: Any) -> str | None:
         return "tool-guidelines"
     if item.get("type") == "function" and "function" in item:
         return "openai"
-    if "inputSchema" in item:
-        return "mcp"
+    if "inputSchema" in item or _MCP_ONLY & set(item):
+        return "mcp"  # parse_mcp insists on inputSchema, so a misspelt one is an error, not OpenAI
     if "docstring" in item:
         return "workbench"
     if "input_parameters" in item or "output_parameters" in item:
@@ -138,11 +140,14 @@ def parse_json(obj: Any, where: Where | None = None) -> list[ToolDoc]:
 
 
 def _read_file(path: Path) -> list[ToolDoc]:
+    """Docs of one file; malformed text (bad UTF-8, bad or too deeply nested JSON) names its line."""
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = decode_utf8(path.read_bytes())
+    except OSError as exc:
         raise DocParseError(f"{name}: cannot read ({exc})", file=name) from exc
+    except InputError as exc:
+        raise Where(file=name, line=exc.line).error(exc.message) from None
     if path.suffix.lower() == ".jsonl":
         docs: list[ToolDoc] = []
         for lineno, line in enumerate(text.split("\n"), start=1):
@@ -150,17 +155,15 @@ def _read_file(path: Path) -> list[ToolDoc]:
                 continue
             where = Where(file=name, line=lineno)
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise where.error(f"invalid JSON at column {exc.colno}: {exc.msg}") from exc
+                obj = loads_json(line, line=lineno)
+            except InputError as exc:
+                raise where.error(exc.message) from None
             docs.extend(parse_json(obj, where))
         return docs
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Where(file=name, line=exc.lineno).error(
-            f"invalid JSON at column {exc.colno}: {exc.msg}"
-        ) from exc
+        obj = loads_json(text)
+    except InputError as exc:
+        raise Where(file=name, line=exc.line).error(exc.message) from None
     return parse_json(obj, Where(file=name))
 
 

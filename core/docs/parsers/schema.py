@@ -174,7 +174,14 @@ def parse_mcp(
     where.check(obj, dict)
     name = where.require(obj, "name", str)
     description = where.optional(obj, "description", str)
-    params = schema_params(where.optional(obj, "inputSchema", dict), where.key("inputSchema"))
+    if "inputSchema" not in obj:
+        typo = next((k for k in obj if k.lower().replace("_", "") == "inputschema"), None)
+        hint = f' (found "{typo}")' if typo else ""
+        raise where.error(
+            f'MCP tool definition without "inputSchema"{hint}: MCP requires it, use {{"type": "object"}} '
+            "for a tool without parameters"
+        )
+    params = schema_params(where.require(obj, "inputSchema", dict), where.key("inputSchema"))
     data, key = _build(name, description, params, tool=tool, alias=alias, encoded=False)
     out_schema = where.optional(obj, "outputSchema", dict)
     if out_schema is not None:
