@@ -25,7 +25,7 @@ def bench() -> UserBenchmark:
 
 # ---------------------------------------------------------------- the worked example
 def test_example_loads_with_docs_from_each_source(bench: UserBenchmark) -> None:
-    assert bench.name == "notes-example"
+    assert bench.display_name == "notes-example" and bench.name == f"notes-example@{bench.fingerprint[:8]}"
     assert bench.tool_names() == ["search_notes", "add_note", "tag_note", "delete_note"]
     assert len(bench.tasks()) == 12 and bench.domains() == ["lookup", "capture", "organize"]
     docs = bench.original_docs()

@@ -47,6 +47,8 @@ class Call:
 def _literal(node: ast.AST, text: str) -> Any:
     try:
         return ast.literal_eval(node)
+    except RecursionError:
+        raise CallParseError(f"argument nested too deeply in {text[:200]!r}") from None
     except (ValueError, SyntaxError, TypeError) as exc:
         raise CallParseError(f"argument is not a literal in {text!r}: {ast.unparse(node)}") from exc
 
@@ -61,7 +63,9 @@ def parse_call(text: str, positional: Sequence[str] | None = None) -> Call:
     try:
         tree = ast.parse(src, mode="eval")
     except SyntaxError as exc:
-        raise CallParseError(f"not a call: {src!r} ({exc.msg})") from exc
+        raise CallParseError(f"not a call: {src[:200]!r} ({exc.msg})") from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurdly deep expressions
+        raise CallParseError(f"not a call: {src[:200]!r} ({type(exc).__name__})") from None
     node = tree.body
     if not isinstance(node, ast.Call):
         raise CallParseError(f"not a call: {src!r}")
@@ -122,7 +126,46 @@ class Score:
 
 
 class ToolError(Exception):
-    """A tool rejected its call; the message is what the agent observes."""
+    """A tool rejected its call; the message is what the agent observes.
+
+    `error_class` names the kind of failure in the trace: `tool_error` (the
+    tool refused), `bad_arguments`, `unknown_tool`, `tool_crash` (the tool's
+    code raised or ended its worker), `tool_timeout`.
+    """
+
+    error_class = "tool_error"
+
+    def __init__(self, message: str = "", error_class: str | None = None) -> None:
+        super().__init__(message)
+        if error_class:
+            self.error_class = error_class
+
+
+class InfrastructureError(Exception):
+    """A failure that is not the agent's doing: a missing model, a rejected key, a provider
+    outage after retries, a sandbox that could not start.
+
+    The runner never stores such an episode as the agent's failure: a `fatal`
+    one (nothing will work until someone fixes it: missing model, bad key)
+    stops the run with its message; any other is recorded as an
+    infrastructure failure, left out of TS/TC and run again next time.
+    """
+
+    error_class = "infra_error"
+    fatal = False
+
+    def __init__(self, message: str, error_class: str | None = None, *, fatal: bool | None = None) -> None:
+        super().__init__(message)
+        if error_class:
+            self.error_class = error_class
+        if fatal is not None:
+            self.fatal = fatal
+
+
+class SandboxUnavailable(InfrastructureError):
+    """The process that runs a benchmark's tools could not be started."""
+
+    error_class = "infra_sandbox"
 
 
 @dataclass(frozen=True)

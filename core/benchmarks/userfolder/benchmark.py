@@ -27,15 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.benchmarks.base import Call, Sandbox, Score, Task, ToolError
+from core.benchmarks.base import Call, Sandbox, SandboxUnavailable, Score, Task, ToolError
 from core.benchmarks.userfolder.manifest import Manifest
 from core.benchmarks.userfolder.state import fresh_state
 from core.benchmarks.userfolder.toolkit import Toolkit, ToolSpec
 from core.docs import DocSet
+from core.sandbox import Reply, ToolFailure, ToolRaised, WorkerUnavailable
 
 
 class ToolCrash(ToolError):
-    """The user's tool raised; the agent observes `ExceptionType: message`."""
+    """The user's tool raised (or ended, or overran, its worker); the agent observes the message."""
+
+    error_class = "tool_crash"
 
 
 def render_observation(value: Any) -> str:
@@ -49,7 +52,14 @@ def render_observation(value: Any) -> str:
 
 
 class UserSandbox:
-    """One episode: a private copy of the initial state and the tools offered for the task."""
+    """One episode: a private copy of the initial state and the tools offered for the task.
+
+    The tools run in the benchmark's worker processes; the state travels with
+    each call as JSON data and comes back changed, so it stays here, in the
+    episode, and a worker that dies loses nothing but the call it was running.
+    """
+
+    accepts_timeout = True  # EpisodeContext passes the episode's remaining time to `execute`
 
     def __init__(self, bench: UserBenchmark, offered: Sequence[str]) -> None:
         self.bench = bench
@@ -58,24 +68,35 @@ class UserSandbox:
         self.calls: list[Call] = []
         self.crashes: list[str] = []
 
-    def execute_raw(self, call: Call) -> Any:
-        """Run one call and return the tool's value; bad calls and tool exceptions raise ToolError."""
+    def execute_raw(self, call: Call, *, timeout_s: float | None = None) -> Reply:
+        """Run one call; bad calls and tool failures raise ToolError (with its error class)."""
         self.calls.append(call)
         spec = self.bench.toolkit.tools.get(call.tool)
         if spec is None or call.tool not in self.offered:
-            raise ToolError(f"unknown tool {call.tool!r}; available tools: {', '.join(self.offered)}")
+            raise ToolError(
+                f"unknown tool {call.tool!r}; available tools: {', '.join(self.offered)}", "unknown_tool"
+            )
         problem = spec.arg_problem(call.args)
         if problem:
-            raise ToolError(problem)
+            raise ToolError(problem, "bad_arguments")
         try:
-            return spec.invoke(call.args, self.state)
-        except Exception as exc:  # noqa: BLE001 - a failing user tool is an observation
-            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            self.crashes.append(text)
-            raise ToolCrash(text) from exc
+            reply = self.bench.toolkit.invoke(spec, call.args, self.state, timeout_s=timeout_s)
+        except ToolRaised as exc:
+            if spec.takes_state and isinstance(exc.state, dict):
+                self.state = exc.state  # what the tool changed before raising stays changed
+            self.crashes.append(str(exc))
+            raise ToolCrash(str(exc)) from None
+        except ToolFailure as exc:
+            self.crashes.append(str(exc))
+            raise ToolCrash(str(exc), exc.error_class) from None
+        except WorkerUnavailable as exc:
+            raise SandboxUnavailable(f"{self.bench.name}: {exc}") from exc
+        if spec.takes_state and isinstance(reply.state, dict):
+            self.state = reply.state
+        return reply
 
-    def execute(self, call: Call) -> str:
-        return render_observation(self.execute_raw(call))
+    def execute(self, call: Call, *, timeout_s: float | None = None) -> str:
+        return self.execute_raw(call, timeout_s=timeout_s).text
 
 
 @dataclass(frozen=True)
@@ -101,17 +122,25 @@ class UserBenchmark:
     ) -> None:
         self.folder = folder
         self.manifest = manifest
-        self.name = manifest.name
         self.description = manifest.description
         self.toolkit = toolkit
         self.initial_state = initial_state
         self.fingerprint = fingerprint
+        # The name a benchmark is stored under carries the folder's fingerprint: two folders that
+        # share a manifest name never merge, and an edited folder is a new version whose task rows
+        # are its own (the episodes of the old version stay with the old tasks).
+        self.display_name = manifest.name
+        self.name = f"{manifest.name}@{fingerprint[:8]}"
         # episodes of an edited folder must not be mistaken for the old ones
         self.key = f"user/{manifest.name}@{fingerprint[:12]}"
         self._tasks = list(tasks)
         self._by_id = {t.task_id: t for t in tasks}
         self._gold: dict[str, GoldRun] = {}
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the worker processes of this benchmark's tools (they also stop with the process)."""
+        self.toolkit.close()
 
     def __repr__(self) -> str:
         return (
@@ -126,7 +155,7 @@ class UserBenchmark:
         return self.toolkit.tools[name]
 
     def original_docs(self) -> DocSet:
-        return DocSet([s.doc for s in self.toolkit.tools.values()], name=f"{self.name}/original")
+        return DocSet([s.doc for s in self.toolkit.tools.values()], name=f"{self.display_name}/original")
 
     def tasks(self) -> list[Task]:
         return list(self._tasks)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from pathlib import Path
 
 from core.benchmarks.userfolder.benchmark import UserBenchmark
@@ -18,29 +17,32 @@ from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem, Pro
 from core.benchmarks.userfolder.manifest import MANIFEST, read_manifest
 from core.benchmarks.userfolder.state import STATE_DIR, read_state
 from core.benchmarks.userfolder.taskfile import TASKS_FILE, read_tasks
-from core.benchmarks.userfolder.toolkit import MODULE_PREFIX, TOOLS_DIR, TOOLS_MODULE, load_toolkit
+from core.benchmarks.userfolder.toolkit import TOOLS_DIR, TOOLS_MODULE, Toolkit, load_toolkit
+from core.sandbox import Limits
 
 LAYOUT = f"{MANIFEST} (optional), {TOOLS_MODULE}, {TOOLS_DIR}/*.json (optional), {TASKS_FILE}, {STATE_DIR}/ (optional)"
 
 
-def load_user_benchmark(path: str | os.PathLike[str], *, verify: bool = False) -> UserBenchmark:
+def load_user_benchmark(
+    path: str | os.PathLike[str], *, verify: bool = False, limits: Limits | None = None
+) -> UserBenchmark:
     """Load a benchmark folder; raise `BenchmarkFolderError` listing every defect.
 
-    Importing the folder's tools.py runs the user's code. With `verify=True`
-    every task's gold calls are also replayed, and a gold call that fails is a
-    load error (this runs the tools once per task).
+    The folder's tools.py is imported in a worker process (core.sandbox), never
+    in this one; `limits` sets its timeouts and memory (default: from the
+    environment). With `verify=True` every task's gold calls are also replayed,
+    and a gold call that fails is a load error (this runs the tools once per task).
     """
-    before = set(sys.modules)
+    holder: list[Toolkit] = []
     try:
-        return _load(Path(path).expanduser(), verify)
-    except BenchmarkFolderError:
-        for name in set(sys.modules) - before:  # a rejected folder leaves no module of it behind
-            if name.startswith(MODULE_PREFIX):
-                sys.modules.pop(name, None)
+        return _load(Path(path).expanduser(), verify, limits, holder)
+    except BaseException:
+        for toolkit in holder:  # a rejected folder leaves no worker behind
+            toolkit.close()
         raise
 
 
-def _load(folder: Path, verify: bool) -> UserBenchmark:
+def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolkit]) -> UserBenchmark:
     problems = Problems(folder)
     if not folder.is_dir():
         reason = (
@@ -58,11 +60,15 @@ def _load(folder: Path, verify: bool) -> UserBenchmark:
         if not (folder / required).is_file():
             present = ", ".join(sorted(entries))
             problems.add(required, f"missing; a benchmark folder holds {LAYOUT} (found: {present})")
+    outside_links(folder, problems)
+    problems.raise_if_any()  # nothing is read through a link that leaves the folder
     manifest = read_manifest(folder, problems)
     state = read_state(folder, problems)
     if problems:
         problems.raise_if_any()
-    toolkit = load_toolkit(folder, manifest.state_param, problems)
+    toolkit = load_toolkit(folder, manifest.state_param, problems, limits)
+    if toolkit is not None:
+        holder.append(toolkit)
     if toolkit is None or problems:
         problems.raise_if_any()
     assert toolkit is not None
@@ -85,6 +91,31 @@ def _load(folder: Path, verify: bool) -> UserBenchmark:
                 )
         problems.raise_if_any()
     return bench
+
+
+def outside_links(folder: Path, problems: Problems) -> None:
+    """Every file of the benchmark must be inside the folder: a symlink out of it is a defect.
+
+    Why: a folder is something a user hands us (or a dashboard user types a
+    path to); following a link to /etc or another user's files would read, and
+    for tools.py run, something nobody reviewed as part of the benchmark.
+    """
+    root = folder.resolve()
+    candidates = [folder / MANIFEST, folder / TOOLS_MODULE, folder / TASKS_FILE]
+    for sub in (TOOLS_DIR, STATE_DIR):
+        d = folder / sub
+        candidates.append(d)
+        if d.is_dir():
+            candidates.extend(p for p in d.iterdir() if not p.name.startswith("."))
+    for path in candidates:
+        if not (path.exists() or path.is_symlink()):
+            continue
+        target = path.resolve()
+        if target != root and root not in target.parents:
+            rel = str(path.relative_to(folder))
+            problems.add(
+                rel, f"is a link to {target}, outside the benchmark folder; copy the file in instead"
+            )
 
 
 def fingerprint(folder: Path) -> str:

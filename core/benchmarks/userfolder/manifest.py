@@ -7,12 +7,12 @@ typo (`"scoirng"`) is reported instead of silently ignored.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.benchmarks.userfolder.errors import Problems
+from core.benchmarks.userfolder.files import parse_json, read_text
 
 MANIFEST = "benchmark.json"
 SCORING_MODES = ("auto", "state", "calls")
@@ -44,13 +44,11 @@ def read_manifest(folder: Path, problems: Problems) -> Manifest:
     path = folder / MANIFEST
     if not path.exists():
         return default
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.add(MANIFEST, f"cannot read the manifest ({exc})")
+    text = read_text(folder, MANIFEST, problems)
+    if text is None:
         return default
-    except json.JSONDecodeError as exc:
-        problems.add(MANIFEST, f"invalid JSON at column {exc.colno}: {exc.msg}", exc.lineno)
+    ok, data = parse_json(text, MANIFEST, problems)
+    if not ok:
         return default
     if not isinstance(data, dict):
         problems.add(MANIFEST, "the manifest must be a JSON object with keys " + ", ".join(KEYS))

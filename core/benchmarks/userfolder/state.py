@@ -13,11 +13,11 @@ from __future__ import annotations
 import copy
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any
 
 from core.benchmarks.userfolder.errors import Problems
+from core.benchmarks.userfolder.files import parse_json, read_text
 
 STATE_DIR = "state"
 STATE_SUFFIXES = (".json", ".csv")
@@ -44,16 +44,13 @@ def read_state(folder: Path, problems: Problems) -> dict[str, Any]:
             problems.add(rel, f"state key {path.stem!r} is also defined by {seen[path.stem]}")
             continue
         seen[path.stem] = rel
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.add(rel, f"cannot read the state file ({exc})")
+        text = read_text(folder, rel, problems)
+        if text is None:
             continue
         if path.suffix.lower() == ".json":
-            try:
-                state[path.stem] = json.loads(text)
-            except json.JSONDecodeError as exc:
-                problems.add(rel, f"invalid JSON at column {exc.colno}: {exc.msg}", exc.lineno)
+            ok, value = parse_json(text, rel, problems)
+            if ok:
+                state[path.stem] = value
         else:
             rows = _read_csv(text, rel, problems)
             if rows is not None:

@@ -11,26 +11,26 @@ never evaluated.
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import Any
 
 from core.benchmarks.base import Call, CallParseError, Task, parse_call
 from core.benchmarks.userfolder.errors import Problems
+from core.benchmarks.userfolder.files import parse_json, read_text
 from core.benchmarks.userfolder.manifest import Manifest
 from core.benchmarks.userfolder.toolkit import Toolkit
 
 TASKS_FILE = "tasks.jsonl"
+MAX_LINE_CHARS = 1_000_000
+MAX_CALL_CHARS = 10_000  # a gold call string longer than this is not a call a person wrote
 TASK_KEYS = ("id", "query", "domain", "gold", "meta")
 DEFAULT_DOMAIN = "general"
 
 
 def read_tasks(folder: Path, toolkit: Toolkit, manifest: Manifest, problems: Problems) -> list[Task]:
     """Every task of tasks.jsonl; every defect (with its line) goes to `problems`."""
-    try:
-        text = (folder / TASKS_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.add(TASKS_FILE, f"cannot read ({exc})")
+    text = read_text(folder, TASKS_FILE, problems)
+    if text is None:
         return []
     tasks: list[Task] = []
     first_line: dict[str, int] = {}
@@ -63,10 +63,11 @@ def _read_line(
     def bad(message: str) -> None:
         problems.add(TASKS_FILE, message, lineno)
 
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        bad(f"invalid JSON at column {exc.colno}: {exc.msg}")
+    if len(line) > MAX_LINE_CHARS:
+        bad(f"the line is {len(line):,} characters long; a task line may have at most {MAX_LINE_CHARS:,}")
+        return None
+    ok, obj = parse_json(line, TASKS_FILE, problems, line=lineno)
+    if not ok:
         return None
     if not isinstance(obj, dict):
         bad("a task must be a JSON object")
@@ -134,6 +135,9 @@ def _gold(obj: dict[str, Any], toolkit: Toolkit, manifest: Manifest, domain: Any
 
 def _one_call(item: Any, where: str, toolkit: Toolkit, bad) -> Call | None:
     if isinstance(item, str):
+        if len(item) > MAX_CALL_CHARS:
+            bad(f"{where}: the call string is {len(item):,} characters long; the limit is {MAX_CALL_CHARS:,}")
+            return None
         try:
             return parse_call(item, _positional(item, toolkit))
         except CallParseError as exc:
@@ -160,7 +164,7 @@ def _positional(text: str, toolkit: Toolkit) -> tuple[str, ...] | None:
     """The parameter order of the called tool, so `convert(3, "km")` can be read by position."""
     try:
         node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in toolkit.tools:
         return toolkit.tools[node.func.id].params

@@ -1,12 +1,14 @@
 """The tools of a user's folder: functions from `tools.py`, docs from docstrings or tool JSON.
 
-Importing `tools.py` runs the user's own code — that is the point: the tools
-are theirs and the benchmark executes them. Everything else in the folder is
-data and is only parsed. Each public function of the module (or each name in
-its `__all__`) is a tool named after the function; its documentation is parsed
-from the signature and docstring, unless a file in `tools/` (OpenAI or MCP tool
-JSON) documents it, in which case that file is the documentation and the
-function is only the implementation.
+`tools.py` is the user's own code, and it never runs in our process: it is
+imported in a worker process (core.sandbox), which reports each function's
+signature and docstring as data and later runs the calls, one at a time, with
+a timeout. Everything else in the folder is data and is only parsed. Each
+public function of the module (or each name in its `__all__`) is a tool named
+after the function; its documentation is parsed from the signature and
+docstring, unless a file in `tools/` (OpenAI or MCP tool JSON) documents it, in
+which case that file is the documentation and the function is only the
+implementation.
 
 A parameter named like the manifest's `state_param` (default `state`) is not
 an argument for the agent: the sandbox passes the episode's state there, and
@@ -15,20 +17,17 @@ the parameter is hidden from the documentation.
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import importlib.util
-import inspect
-import sys
-import traceback
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from core.benchmarks.userfolder.errors import Problems
-from core.docs import DocParseError, ToolDoc, load_docs, parse_callable
+from core.benchmarks.userfolder.files import read_text
+from core.docs import DocParseError, ToolDoc, load_docs
+from core.docs.parsers.python import SignatureParam, parse_signature
+from core.sandbox import FunctionInfo, ImportFailure, Limits, Pool, Reply, WorkerUnavailable
 
 TOOLS_MODULE = "tools.py"
 TOOLS_DIR = "tools"
@@ -38,10 +37,9 @@ MODULE_PREFIX = "docschisel_user_tools_"
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: its implementation, what its signature accepts, and its documentation."""
+    """One tool: what its signature accepts and its documentation (the code stays in the worker)."""
 
     name: str
-    fn: Callable[..., Any]
     params: tuple[str, ...]  # names the agent may pass, in signature order
     required: tuple[str, ...]
     defaults: Mapping[str, Any]
@@ -71,117 +69,113 @@ class ToolSpec:
         """Arguments with defaults filled in, so `f(x=1)` and `f(x=1, unit="m")` compare equal."""
         return {**self.defaults, **{k: v for k, v in args.items() if k != self.state_param}}
 
-    def invoke(self, args: Mapping[str, Any], state: dict[str, Any]) -> Any:
-        """Call the function; the arguments are copied so the tool cannot alter the recorded call."""
-        kwargs = copy.deepcopy(dict(args))
-        if self.takes_state:
-            kwargs[self.state_param] = state
-        return self.fn(**kwargs)
-
 
 @dataclass
 class Toolkit:
-    """Every tool of a folder, in definition order."""
+    """Every tool of a folder, in definition order, and the workers that run them."""
 
     tools: dict[str, ToolSpec] = field(default_factory=dict)
+    pool: Pool | None = None
 
     def names(self) -> list[str]:
         return list(self.tools)
 
-
-def import_module(folder: Path, problems: Problems) -> ModuleType | None:
-    """Import the folder's `tools.py` under a private, content-addressed module name."""
-    path = folder / TOOLS_MODULE
-    try:
-        source = path.read_bytes()
-    except OSError as exc:
-        problems.add(TOOLS_MODULE, f"cannot read ({exc})")
-        return None
-    digest = hashlib.sha256(str(path.resolve()).encode() + b"\0" + source).hexdigest()[:12]
-    name = f"{MODULE_PREFIX}{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        problems.add(TOOLS_MODULE, "cannot be imported as a Python module")
-        return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling inside the user's module look it up
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        sys.modules.pop(name, None)
-        problems.add(TOOLS_MODULE, f"syntax error: {exc.msg}", exc.lineno)
-        return None
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of user code is a load error
-        sys.modules.pop(name, None)
-        line = next(
-            (f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__)) if f.filename == str(path)),
-            None,
+    def invoke(
+        self, spec: ToolSpec, args: Mapping[str, Any], state: Any, *, timeout_s: float | None = None
+    ) -> Reply:
+        """Run one call in a worker. Raises core.sandbox's ToolRaised / ToolFailure / WorkerUnavailable."""
+        if self.pool is None:
+            raise WorkerUnavailable("the tools of this benchmark were not loaded")
+        return self.pool.call(
+            spec.name,
+            dict(args),
+            state=state if spec.takes_state else None,
+            state_param=spec.state_param if spec.takes_state else None,
+            timeout_s=timeout_s,
         )
-        problems.add(TOOLS_MODULE, f"importing the module failed: {type(exc).__name__}: {exc}", line)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+def read_source(folder: Path, problems: Problems) -> str | None:
+    """tools.py as text; unreadable files and invalid UTF-8 are problems with their line."""
+    return read_text(folder, TOOLS_MODULE, problems)
+
+
+def start_tools(
+    folder: Path, source: str, problems: Problems, limits: Limits | None
+) -> tuple[Pool, list[FunctionInfo]] | None:
+    """Import tools.py in a worker; import failures (syntax, exceptions, exits, hangs) are problems."""
+    size = max(1, int(os.environ.get("DOCSCHISEL_TOOL_WORKERS", "") or 4))
+    pool = Pool(
+        source,
+        str((folder / TOOLS_MODULE).absolute()),
+        size=size,
+        limits=limits,
+        module=f"{MODULE_PREFIX}module",
+        cwd=folder.absolute(),
+    )
+    try:
+        info = pool.start()
+    except ImportFailure as exc:
+        pool.close()
+        if exc.kind == "SyntaxError":
+            problems.add(TOOLS_MODULE, f"syntax error: {str(exc).removeprefix('SyntaxError: ')}", exc.line)
+        else:
+            problems.add(TOOLS_MODULE, f"importing the module failed: {exc}", exc.line)
         return None
-    return module
+    except WorkerUnavailable as exc:
+        pool.close()
+        problems.add(TOOLS_MODULE, str(exc))
+        return None
+    for message in info.problems:
+        problems.add(TOOLS_MODULE, message)
+    return pool, list(info.functions)
 
 
-def public_functions(module: ModuleType, problems: Problems) -> dict[str, Callable[..., Any]]:
-    """The module's tools: names in `__all__`, else public functions defined in the module itself."""
-    exported = getattr(module, "__all__", None)
-    if exported is not None:
-        if not isinstance(exported, list | tuple) or not all(isinstance(n, str) for n in exported):
-            problems.add(TOOLS_MODULE, "__all__ must be a list of function names")
-            return {}
-        out: dict[str, Callable[..., Any]] = {}
-        for n in exported:
-            obj = getattr(module, n, None)
-            if not inspect.isfunction(obj):
-                problems.add(
-                    TOOLS_MODULE, f"__all__ names {n!r}, which is not a function defined in the module"
-                )
-            else:
-                out[n] = obj
-        return out
-    return {
-        n: obj
-        for n, obj in vars(module).items()
-        if not n.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__
-    }
-
-
-def build_spec(name: str, fn: Callable[..., Any], state_param: str, problems: Problems) -> ToolSpec | None:
+def build_spec(info: FunctionInfo, state_param: str, problems: Problems) -> ToolSpec | None:
     """A ToolSpec from a function's signature and docstring (docs may be replaced by tool JSON later)."""
-    line = getattr(getattr(fn, "__code__", None), "co_firstlineno", None)
-    sig = inspect.signature(fn)
+    name, line = info.name, info.line
+    if info.signature_error:
+        problems.add(TOOLS_MODULE, f"{name}(): no readable signature ({info.signature_error})", line)
+        return None
     params: list[str] = []
     required: list[str] = []
     defaults: dict[str, Any] = {}
     takes_state = var_kwargs = False
-    for p in sig.parameters.values():
-        if p.kind is p.POSITIONAL_ONLY:
+    for p in info.params:
+        if p.kind == "POSITIONAL_ONLY":
             problems.add(
                 TOOLS_MODULE, f"{name}(): positional-only parameter {p.name!r}; tools take keywords", line
             )
             return None
-        if p.kind is p.VAR_KEYWORD:
+        if p.kind == "VAR_KEYWORD":
             var_kwargs = True
             continue
-        if p.kind is p.VAR_POSITIONAL:
+        if p.kind == "VAR_POSITIONAL":
             continue
         if p.name == state_param:
             takes_state = True
             continue
         params.append(p.name)
-        if p.default is p.empty:
+        if not p.has_default:
             required.append(p.name)
         else:
             defaults[p.name] = p.default
+    signature = [
+        SignatureParam(p.name, p.kind, p.annotation, p.has_default, p.default)
+        for p in info.params
+        if p.name != state_param
+    ]
     try:
-        doc = parse_callable(fn, tool=name)
+        doc = parse_signature(name, signature, info.doc, info.returns)
     except DocParseError as exc:
         problems.add(TOOLS_MODULE, f"{name}(): cannot read its documentation ({exc})", line)
         return None
-    doc = doc.model_copy(update={"parameters": tuple(p for p in doc.parameters if p.name != state_param)})
     return ToolSpec(
         name,
-        fn,
         tuple(params),
         tuple(required),
         defaults,
@@ -270,22 +264,32 @@ def apply_json_docs(toolkit: Toolkit, docs: list[tuple[str, ToolDoc]], problems:
         toolkit.tools[doc.tool] = replace(spec, doc=doc, doc_source=rel)
 
 
-def load_toolkit(folder: Path, state_param: str, problems: Problems) -> Toolkit | None:
-    """Import tools.py and attach documentation; None when the tools cannot be used at all."""
-    module = import_module(folder, problems)
-    if module is None:
+def load_toolkit(
+    folder: Path, state_param: str, problems: Problems, limits: Limits | None = None
+) -> Toolkit | None:
+    """Import tools.py in a worker and attach documentation; None when the tools cannot be used at all."""
+    source = read_source(folder, problems)
+    if source is None:
         return None
-    functions = public_functions(module, problems)
+    started = start_tools(folder, source, problems, limits)
+    if started is None:
+        return None
+    pool, functions = started
     if not functions and not problems:
         problems.add(
             TOOLS_MODULE,
             "defines no tools: every public function (name not starting with _) of tools.py is a tool",
         )
+    if not functions:
+        pool.close()
         return None
-    toolkit = Toolkit()
-    for name, fn in functions.items():
-        spec = build_spec(name, fn, state_param, problems)
+    toolkit = Toolkit(pool=pool)
+    for info in functions:
+        spec = build_spec(info, state_param, problems)
         if spec is not None:
-            toolkit.tools[name] = spec
+            toolkit.tools[info.name] = spec
     apply_json_docs(toolkit, read_json_docs(folder, problems), problems)
+    if problems or not toolkit.tools:
+        toolkit.close()
+        return None if not toolkit.tools else toolkit
     return toolkit
