@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "core.chisel": 7,
     "core.baselines": 7,
     "core.expansion": 7,
+    "core.sop": 7,
     "core.study": 8,
     "core.reports": 9,
     "core.jobs": 9,

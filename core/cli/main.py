@@ -27,6 +27,7 @@ FAMILIES: dict[str, str] = {
     "demo": "demo",
     "warehouse": "warehouse",
     "results": "results",
+    "sop": "sop",
 }
 
 

@@ -107,6 +107,32 @@ def tool_calls(store: Store, episode_ids: Sequence[str]) -> dict[str, list[dict[
     return out
 
 
+def tool_events(store: Store, episode_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """episode id -> its tool-call events in order, with seq and payload (composite tools' inner calls
+    carry `payload.parent_seq`, see core.benchmarks.base.InnerCall)."""
+    if not episode_ids:
+        return {}
+    rows = store.rows(
+        """SELECT episode_id, seq, tool, args, output, error, payload FROM events
+           WHERE kind = 'tool_call' AND episode_id IN (SELECT unnest(?::VARCHAR[]))
+           ORDER BY episode_id, seq""",
+        [list(episode_ids)],
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    for eid, seq, tool, args, output, error, payload in rows:
+        out.setdefault(eid, []).append(
+            {
+                "seq": int(seq),
+                "tool": tool,
+                "args": json.loads(args) if args else {},
+                "output": output,
+                "error": error,
+                "payload": json.loads(payload) if payload else {},
+            }
+        )
+    return out
+
+
 def runs_agent_tokens(store: Store, run_ids: Sequence[str]) -> int:
     """Prompt + completion tokens of the distinct episodes of some runs (episodes shared by runs count once)."""
     if not run_ids:
@@ -208,3 +234,48 @@ def field_impacts(store: Store, benchmark: str, model: str, paradigm: str) -> li
         [benchmark, model, paradigm],
     )
     return rows.to_dict("records")
+
+
+# ---------------------------------------------------------------------- EvoSOP (core/sop)
+
+
+def sop_epochs(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The stored epochs of an evolve run, in order (columns of `sop_epochs`, detail as a dict)."""
+    df = store.query("SELECT * FROM sop_epochs WHERE run_id = ? ORDER BY epoch", [run_id])
+    out = []
+    for r in df.to_dict("records"):
+        r["detail"] = json.loads(r["detail"]) if isinstance(r.get("detail"), str) and r["detail"] else {}
+        for k in ("evaluated", "kept", "added", "merged", "pruned"):
+            r[k] = [str(x) for x in (r.get(k) if r.get(k) is not None else [])]
+        out.append(r)
+    return out
+
+
+def sops_by_id(store: Store, sop_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """sop id -> its stored row (doc and detail as dicts, lists as lists)."""
+    ids = sorted(set(sop_ids))
+    if not ids:
+        return {}
+    df = store.query("SELECT * FROM sops WHERE sop_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+    out = {}
+    for r in df.to_dict("records"):
+        for k in ("doc", "detail"):
+            r[k] = json.loads(r[k]) if isinstance(r.get(k), str) and r[k] else {}
+        for k in ("uses", "parents", "sources"):
+            r[k] = [str(x) for x in (r.get(k) if r.get(k) is not None else [])]
+        out[r["sop_id"]] = r
+    return out
+
+
+def sop_usage(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """Every `sop_usage` row of an evolve run, by epoch then SOP."""
+    return store.query("SELECT * FROM sop_usage WHERE run_id = ? ORDER BY epoch, sop_id", [run_id]).to_dict(
+        "records"
+    )
+
+
+def sop_decisions(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """Every `sop_decisions` row of an evolve run (added, merged, kept, pruned, rejected), by epoch."""
+    return store.query(
+        "SELECT * FROM sop_decisions WHERE run_id = ? ORDER BY epoch, action, sop_id", [run_id]
+    ).to_dict("records")

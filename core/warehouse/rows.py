@@ -274,6 +274,129 @@ class JobEventRow(Row):
     ts: datetime = field(default_factory=now)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SopRow(Row):
+    """One EvoSOP SOP version (core/sop): schema, code, lineage."""
+
+    TABLE: ClassVar[str] = "sops"
+    JSON: ClassVar[tuple[str, ...]] = ("doc", "detail")
+    LISTS: ClassVar[tuple[str, ...]] = ("uses", "parents", "sources")
+    sop_id: str
+    name: str
+    tool: str
+    doc: dict[str, Any]
+    code: str
+    uses: tuple[str, ...]
+    origin: str
+    parents: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    pattern: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SopEpochRow(Row):
+    TABLE: ClassVar[str] = "sop_epochs"
+    JSON: ClassVar[tuple[str, ...]] = ("detail",)
+    LISTS: ClassVar[tuple[str, ...]] = ("evaluated", "kept", "added", "merged", "pruned")
+    run_id: str
+    epoch: int
+    toolset_id: str
+    evaluated: tuple[str, ...]
+    kept: tuple[str, ...]
+    added: tuple[str, ...]
+    merged: tuple[str, ...]
+    pruned: tuple[str, ...]
+    eval_run: str
+    n_episodes: int
+    ts: float
+    tc: float
+    rounds: float
+    tokens: float
+    sop_calls: int
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SopUsageRow(Row):
+    TABLE: ClassVar[str] = "sop_usage"
+    JSON: ClassVar[tuple[str, ...]] = ("detail",)
+    run_id: str
+    epoch: int
+    sop_id: str
+    invocations: int
+    successes: int
+    optimal: int
+    partial: int
+    neutral: int
+    negative: int
+    defects: int
+    episodes: int
+    tasks: int
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SopReviewRow(Row):
+    TABLE: ClassVar[str] = "sop_reviews"
+    JSON: ClassVar[tuple[str, ...]] = ("detail",)
+    LISTS: ClassVar[tuple[str, ...]] = ("labels",)
+    review_id: str
+    run_id: str
+    epoch: int
+    sop_id: str
+    episode_id: str
+    task_id: str
+    seq: int
+    labels: tuple[str, ...]
+    justification: str
+    engine: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SopDecisionRow(Row):
+    TABLE: ClassVar[str] = "sop_decisions"
+    JSON: ClassVar[tuple[str, ...]] = ("detail",)
+    run_id: str
+    epoch: int
+    sop_id: str
+    action: str  # added | merged | kept | pruned | rejected
+    reason: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SopResultRow(Row):
+    TABLE: ClassVar[str] = "sop_results"
+    JSON: ClassVar[tuple[str, ...]] = ("detail",)
+    run_id: str
+    benchmark: str
+    variant: str
+    engine: str
+    model: str
+    seed: int
+    best_epoch: int
+    toolset_id: str
+    n_sops: int
+    train_ts: float
+    base_train_ts: float
+    test_ts: float | None
+    base_test_ts: float | None
+    test_rounds: float | None
+    base_test_rounds: float | None
+    n_test: int
+    test_run: str | None
+    base_test_run: str | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=now)
+
+
 ROW_TYPES: tuple[type[Row], ...] = (
     SplitRow,
     SplitAssignmentRow,
@@ -290,4 +413,10 @@ ROW_TYPES: tuple[type[Row], ...] = (
     FieldImpactRow,
     EvaluationRow,
     ApprovalRow,
+    SopRow,
+    SopEpochRow,
+    SopUsageRow,
+    SopReviewRow,
+    SopDecisionRow,
+    SopResultRow,
 )

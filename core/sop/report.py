@@ -1,0 +1,203 @@
+"""Stored evolve runs as tables and figures' data: epochs (Fig. 2), lifetimes (Fig. 4), Table 1; export.
+
+Everything here reads the warehouse (`core.warehouse.reads` and plain SELECTs
+on the SOP tables) and returns frames or Markdown; the CLI, the dashboard page
+and docs/RESULTS.md all render these, so they never disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from core.docs.render import render_mcp, render_openai
+from core.sop.model import Toolset
+from core.sop.store import load_state
+from core.tables import markdown_table
+
+
+def runs(wh: Any) -> pd.DataFrame:
+    """Every evolve run with its latest status and, when finished, its result row."""
+    return wh.query(
+        """SELECT r.run_id, r.name, r.benchmark, r.created_at,
+                  json_extract_string(r.config, '$.variant') AS variant,
+                  json_extract_string(r.config, '$.constructor') AS constructor,
+                  json_extract_string(r.config, '$.agent.model') AS model,
+                  json_extract(r.config, '$.seed')::INT AS seed,
+                  json_extract_string(r.config, '$.domains') AS domains,
+                  (SELECT s.status FROM run_status s WHERE s.run_id = r.run_id ORDER BY s.ts DESC LIMIT 1) AS status,
+                  (SELECT count(*) FROM sop_epochs e WHERE e.run_id = r.run_id) AS epochs,
+                  x.best_epoch, x.n_sops, x.train_ts, x.base_train_ts, x.test_ts, x.base_test_ts, x.n_test
+           FROM runs r LEFT JOIN sop_results x USING (run_id)
+           WHERE r.kind = 'sop' ORDER BY r.created_at DESC"""
+    )
+
+
+def epochs_frame(wh: Any, run_id: str) -> pd.DataFrame:
+    """Per epoch: training TS / TC, reasoning rounds, toolset size, changes (Fig. 2 and the size curve)."""
+    df = wh.query(
+        """SELECT epoch, ts, tc, rounds, tokens, len(evaluated) AS sops, len(kept) AS kept, len(added) AS added,
+                  len(merged) AS merged, len(pruned) AS pruned, sop_calls, n_episodes, eval_run, toolset_id
+           FROM sop_epochs WHERE run_id = ? ORDER BY epoch""",
+        [run_id],
+    )
+    return df
+
+
+def lifecycle_frame(wh: Any, run_id: str) -> pd.DataFrame:
+    """One row per SOP and epoch it was evaluated in: its invocations, successes, and whether it was pruned there.
+
+    Fig. 4: a bar per SOP across the epochs it lived, `successes/invocations` in
+    each block, a cross where it was pruned.
+    """
+    return wh.query(
+        """SELECT u.sop_id, s.name, s.origin, u.epoch, u.invocations, u.successes, u.optimal, u.partial, u.neutral,
+                  u.negative, u.defects,
+                  coalesce(d.action = 'pruned', false) AS pruned, coalesce(d.reason, '') AS reason
+           FROM sop_usage u JOIN sops s USING (sop_id)
+           LEFT JOIN sop_decisions d ON d.run_id = u.run_id AND d.epoch = u.epoch AND d.sop_id = u.sop_id
+                                    AND d.action = 'pruned'
+           WHERE u.run_id = ? ORDER BY s.name, u.epoch""",
+        [run_id],
+    )
+
+
+def decisions_frame(wh: Any, run_id: str) -> pd.DataFrame:
+    return wh.query(
+        """SELECT d.epoch, d.action, coalesce(s.name, json_extract_string(d.detail, '$.name')) AS name, d.reason,
+                  d.sop_id
+           FROM sop_decisions d LEFT JOIN sops s USING (sop_id)
+           WHERE d.run_id = ? AND d.action <> 'kept' ORDER BY d.epoch, d.action, name""",
+        [run_id],
+    )
+
+
+def reviews_frame(wh: Any, run_id: str, sop_id: str | None = None) -> pd.DataFrame:
+    where, params = ("AND r.sop_id = ?", [run_id, sop_id]) if sop_id else ("", [run_id])
+    return wh.query(
+        f"""SELECT r.epoch, s.name, r.task_id, r.episode_id, r.seq, r.labels, r.justification, r.engine
+            FROM sop_reviews r JOIN sops s USING (sop_id) WHERE r.run_id = ? {where}
+            ORDER BY r.epoch, s.name, r.task_id, r.seq""",
+        params,
+    )
+
+
+def final_toolset(wh: Any, run_id: str) -> tuple[int, Toolset]:
+    """The selected epoch and its evaluated toolset (what `sop export` writes)."""
+    from core.sop.evolve import select_epoch
+
+    state = load_state(wh, run_id)
+    best = select_epoch(state.epochs)
+    if best is None:
+        return 0, Toolset()
+    return best.epoch, state.toolset(best.evaluated)
+
+
+def export_toolset(toolset: Toolset, fmt: str = "openai") -> dict[str, Any]:
+    """Schemas as OpenAI or MCP tool definitions, plus each SOP's code and the atomic tools it calls."""
+    if fmt not in ("openai", "mcp"):
+        raise ValueError(f"unknown export format {fmt!r}; use openai or mcp")
+    render = render_openai if fmt == "openai" else render_mcp
+    return {
+        "toolset_id": toolset.toolset_id,
+        "format": fmt,
+        "tools": [render(s.doc) for s in toolset],
+        "sops": [
+            {
+                "name": s.name,
+                "tool": s.tool,
+                "uses": list(s.uses),
+                "origin": s.origin,
+                "sop_id": s.sop_id,
+                "code": s.code,
+            }
+            for s in toolset
+        ],
+        "runtime": "Run each SOP's code only in core.sop.worker (limits, no network); its `tools.call` "
+        "must reach the atomic tools of the same benchmark.",
+    }
+
+
+def _mean_se(values: Sequence[float]) -> tuple[float, float]:
+    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not vals:
+        return float("nan"), float("nan")
+    m = sum(vals) / len(vals)
+    if len(vals) < 2:
+        return m, float("nan")
+    var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
+    return m, math.sqrt(var / len(vals))
+
+
+def _pm(m: float, se: float) -> str:
+    if math.isnan(m):
+        return "–"
+    return f"{100 * m:.1f}" + ("" if math.isnan(se) else f" ± {100 * se:.1f}")
+
+
+def table1(wh: Any) -> pd.DataFrame:
+    """Table 1 / Fig. 3: per benchmark, domains and agent model, each variant's mean ± s.e. over seeds.
+
+    The atomic row (ReAct with the atomic tools) comes from the same runs'
+    epoch 0 and atomic test evaluation: same tasks, same seeds.
+    """
+    df = runs(wh)
+    df = df[df["status"] == "finished"] if not df.empty else df
+    if df.empty:
+        return pd.DataFrame()
+    order = {"atomic": 0, "asi": 1, "no-merge": 2, "no-review": 3, "full": 4}
+    rows = []
+    for (bench, domains, model), g in df.groupby(["benchmark", "domains", "model"], dropna=False):
+        atomic = g.drop_duplicates("seed")
+        entries = [("atomic", atomic["base_train_ts"], atomic["base_test_ts"], atomic, None)]
+        entries += [(v, gv["train_ts"], gv["test_ts"], gv, gv["n_sops"]) for v, gv in g.groupby("variant")]
+        for variant, train, test, part, sops in entries:
+            rows.append(
+                {
+                    "benchmark": bench,
+                    "domains": domains,
+                    "model": model,
+                    "method": variant,
+                    "seeds": int(part["seed"].nunique()),
+                    "train TS %": _pm(*_mean_se(list(train))),
+                    "test TS %": _pm(*_mean_se(list(test))),
+                    "test tasks": int(part["n_test"].max() or 0),
+                    "SOPs": "–" if sops is None else f"{sops.mean():.1f}",
+                    "_order": order.get(variant, 9),
+                }
+            )
+    out = pd.DataFrame(rows).sort_values(["benchmark", "domains", "model", "_order"])
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+def results_section(wh: Any) -> str | None:
+    """docs/RESULTS.md: Table 1 over stored runs, then each latest run's epoch curve and final toolset."""
+    t1 = table1(wh)
+    if t1.empty:
+        return None
+    parts = [
+        "EvoSOP (`docschisel sop evolve` / `sop compare`): SOPs built from the training (optimization-split) "
+        "trajectories, evaluated with the atomic tools on the training tasks each epoch; the final toolset is "
+        "the epoch with the best training TS; test TS on the held-out test split, beside ReAct with the atomic "
+        "tools on the same tasks and seeds (mean ± standard error over seeds).",
+        markdown_table(t1),
+    ]
+    finished = runs(wh)
+    finished = finished[finished["status"] == "finished"]
+    for _, r in finished.drop_duplicates(["benchmark", "domains", "model", "variant"]).head(6).iterrows():
+        ep = epochs_frame(wh, r["run_id"])
+        if ep.empty:
+            continue
+        view = ep[["epoch", "ts", "rounds", "sops", "added", "merged", "pruned", "sop_calls"]].copy()
+        view["ts"] = (100 * view["ts"]).round(1)
+        view["rounds"] = view["rounds"].round(2)
+        parts += [
+            f"*{r['variant']} on {r['benchmark']} {r['domains'] or ''}, {r['model']}, seed {r['seed']} "
+            f"(run `{r['run_id']}`): training TS % and reasoning rounds per epoch (epoch 0 = atomic tools), "
+            f"best epoch {r['best_epoch']}*",
+            markdown_table(view.rename(columns={"ts": "TS %", "rounds": "rounds/episode", "sops": "SOPs"})),
+        ]
+    return "\n\n".join(parts)
