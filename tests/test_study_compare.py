@@ -569,3 +569,26 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     assert ts["method %"] == pytest.approx(100 * (1 + 1 + 0 + 1 + 2 / 3) / 5)
     assert ts["McNemar b/c"] == "3/0"  # a1, b1 and b2 flipped to solved (majority), none the other way
     assert pooled_frame([a]).empty  # one comparison alone has its own tables
+
+
+def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:
+    from core.study.compare_rows import flip_rows, never_solved
+
+    per_task = {
+        "og": {"ts": {"a": 0.0, "b": 1.0, "c": 0.0, "d": 1 / 3}},
+        "dc": {"ts": {"a": 2 / 3, "b": 1 / 3, "c": 0.0, "d": 1 / 3}},
+        "et": {"ts": {"a": 0.0, "b": 1.0, "c": 0.0, "d": 0.0}},
+    }
+    failures = {
+        "og": {"a": {"API Name Mismatch: X vs Y": 3}, "c": {"HAS_EXCEPTION": 3}},
+        "dc": {"b": {"INPUT_MISMATCH": 2}, "c": {"HAS_EXCEPTION": 2, "NO_API_CALL": 1}},
+        "et": {"c": {"HAS_EXCEPTION": 3}},
+    }
+    rows = flip_rows(per_task, failures, "dc")
+    assert [(r["task"], r["change"]) for r in rows] == [("a", "solved"), ("b", "lost")]
+    assert (
+        rows[0]["og failure"] == "API Name Mismatch: X vs Y (3×)"
+        and rows[1]["dc failure"] == "INPUT_MISMATCH (2×)"
+    )
+    stuck = never_solved(per_task, failures)
+    assert stuck["tasks"] == ["c"] and stuck["reasons"] == {"HAS_EXCEPTION": 8, "NO_API_CALL": 1}

@@ -50,7 +50,15 @@ from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark
 from core.docs import DocSet
 from core.study.budget import budget_docsets
-from core.study.compare_rows import Point, curve_row, method_rows, per_task_outcomes, significance_rows
+from core.study.compare_rows import (
+    Point,
+    curve_row,
+    flip_rows,
+    method_rows,
+    never_solved,
+    per_task_outcomes,
+    significance_rows,
+)
 from core.study.compare_spec import (
     BASELINE_OF,
     LABELS,
@@ -453,6 +461,11 @@ class Harness:
             )
             raise
         labels = {**LABELS, **{k: f"DC ({m})" for k, m in optimizer_of.items() if k != "dc" or m}}
+        per_task = per_task_outcomes(points)
+        failures = {m: reads.task_failures(wh, [p.run_id for p in pts]) for m, pts in points.items()}
+        flips = {
+            m: flip_rows(per_task, failures, m) for m in per_task if m.startswith("dc") and "og" in per_task
+        }
         efficiency = {m: self.efficiency(m, es, tools) for m, es in entries.items()}
         methods = method_rows(points, labels, efficiency, optimizer_of)
         tests = significance_rows(points)
@@ -469,7 +482,9 @@ class Harness:
                 "ran": self.ran,
                 "reused": self.reused,
                 "tools": tools,
-                "per_task": per_task_outcomes(points),
+                "per_task": per_task,
+                "flips": flips,
+                "never_solved": never_solved(per_task, failures),
             },
             **header,
         )

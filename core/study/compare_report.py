@@ -249,7 +249,39 @@ def markdown(c: StoredComparison) -> str:
             "Iteration budget (Fig. 9) and memory ablation (Fig. 10): held-out test results of the doc set "
             "DocsChisel selects within k iterations, mean over optimization runs:\n\n" + table(cur)
         )
+    parts += why_parts(c)
     return "\n\n".join(parts)
+
+
+def flips_frame(c: StoredComparison, method: str) -> pd.DataFrame:
+    """The tasks whose majority outcome differs between a DocsChisel variant and the original docs."""
+    return pd.DataFrame((c.detail or {}).get("flips", {}).get(method, []))
+
+
+def why_parts(c: StoredComparison) -> list[str]:
+    """Where the numbers come from: the tasks that flipped, and the tasks no method ever solved."""
+    detail = c.detail or {}
+    labels = dict(zip(c.methods.get("method", []), c.methods.get("label", []), strict=False))
+    parts = []
+    for method, rows in (detail.get("flips") or {}).items():
+        name = labels.get(method, method)
+        if not rows:
+            parts.append(f"No test task changed its majority outcome between {name} and the original docs.")
+            continue
+        solved = sum(r["change"] == "solved" for r in rows)
+        parts.append(
+            f"Test tasks whose majority outcome differs between {name} and the original docs ({solved} solved, "
+            f"{len(rows) - solved} lost; per-task success over the runs, and each side's most frequent failure "
+            "reason):\n\n" + table(pd.DataFrame(rows), floatfmt=".2f")
+        )
+    stuck = detail.get("never_solved") or {}
+    if stuck.get("tasks"):
+        reasons = "; ".join(f"{why} ({n}×)" for why, n in stuck.get("reasons", {}).items())
+        parts.append(
+            f"{len(stuck['tasks'])} of {len(c.task_ids)} test tasks were never solved by any method in any run; "
+            f"their failures: {reasons}."
+        )
+    return parts
 
 
 def text(c: StoredComparison) -> str:

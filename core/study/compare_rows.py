@@ -243,3 +243,60 @@ def curve_row(
         "docset_id": docset_id,
         "optimize_run": optimize_run,
     }
+
+
+def _top(reasons: Mapping[str, int] | None) -> str:
+    if not reasons:
+        return ""
+    why, n = max(reasons.items(), key=lambda kv: (kv[1], kv[0]))
+    return f"{why} ({n}×)"
+
+
+def flip_rows(
+    per_task: Mapping[str, Mapping[str, Mapping[str, float]]],
+    failures: Mapping[str, Mapping[str, Mapping[str, int]]],
+    method: str,
+    versus: str = "og",
+) -> list[dict[str, Any]]:
+    """Tasks whose majority outcome differs between two methods, with each side's main failure reason.
+
+    This is where a comparison's numbers come from: a DocsChisel gain is the
+    tasks it solves that the original docs did not, minus those it lost, and
+    the reasons say which failure the new docs fixed (or caused).
+    """
+    a = per_task.get(method, {}).get("ts", {})
+    b = per_task.get(versus, {}).get("ts", {})
+    rows = []
+    for task in sorted(set(a) & set(b)):
+        won, was = a[task] >= 0.5, b[task] >= 0.5
+        if won == was:
+            continue
+        rows.append(
+            {
+                "task": task,
+                "change": "solved" if won else "lost",
+                versus: round(b[task], 3),
+                method: round(a[task], 3),
+                f"{versus} failure": _top(failures.get(versus, {}).get(task)),
+                f"{method} failure": _top(failures.get(method, {}).get(task)),
+            }
+        )
+    return sorted(rows, key=lambda r: (r["change"] != "solved", r["task"]))
+
+
+def never_solved(
+    per_task: Mapping[str, Mapping[str, Mapping[str, float]]],
+    failures: Mapping[str, Mapping[str, Mapping[str, int]]],
+) -> dict[str, Any]:
+    """Tasks no method ever solved in any run, and the failure reasons behind them (pooled)."""
+    methods = [m for m in per_task if per_task[m].get("ts")]
+    if not methods:
+        return {"tasks": [], "reasons": {}}
+    common = set.intersection(*(set(per_task[m]["ts"]) for m in methods))
+    stuck = sorted(t for t in common if all(per_task[m]["ts"][t] == 0 for m in methods))
+    reasons: dict[str, int] = {}
+    for m in methods:
+        for t in stuck:
+            for why, n in failures.get(m, {}).get(t, {}).items():
+                reasons[why] = reasons.get(why, 0) + n
+    return {"tasks": stuck, "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:8])}

@@ -236,6 +236,31 @@ def field_impacts(store: Store, benchmark: str, model: str, paradigm: str) -> li
     return rows.to_dict("records")
 
 
+def task_failures(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Task id -> how often each failure reason occurred in these runs' failed episodes.
+
+    The reason is the scorer's (`score.reason`, e.g. API-Bank's "API Name
+    Mismatch: A vs B"), else the episode's error class, else "wrong outcome":
+    what a reader needs to see why a task flipped or never moved.
+    """
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    rows = store.rows(
+        f"""SELECT e.task_id,
+                   coalesce(json_extract_string(e.score, '$.reason'), e.error_class, 'wrong outcome') AS why,
+                   count(*)
+            FROM run_episodes re JOIN episodes e USING (episode_id)
+            WHERE re.run_id IN ({marks}) AND NOT e.success
+            GROUP BY ALL""",
+        list(run_ids),
+    )
+    out: dict[str, dict[str, int]] = {}
+    for task, why, n in rows:
+        out.setdefault(task, {})[str(why)[:120]] = int(n)
+    return out
+
+
 # ---------------------------------------------------------------------- EvoSOP (core/sop)
 
 
