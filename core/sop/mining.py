@@ -11,7 +11,8 @@ Arguments that come from nowhere are the routine's free parameters.
 
 Which segments can be trusted: every segment of a successful trajectory; in
 a failed trajectory, a segment that ends in a call equal to one of the task's
-gold calls. Gold calls (training split only, served by the caller's audited
+gold calls and whose earlier steps are gold or hand their output on (a wrong
+write on the way is not part of the routine). Gold calls (training split only, served by the caller's audited
 accessor) also join a trajectory as steps after it, so a weak agent that
 looked the right thing up but never made the right write still teaches the
 routine "look up, then write what the gold write needs" — the observation is
@@ -194,6 +195,12 @@ def _segments(steps: list[_Step], max_len: int) -> list[list[int]]:
     return chains
 
 
+def _feeds(psteps: Sequence[PatternStep], segment: Sequence[_Step]) -> bool:
+    """In a failed trajectory, every step before the last is gold or hands an output to a later step."""
+    fed = {b.step for s in psteps for _, b in s.args if b.kind == "output"}
+    return all(segment[k].gold or k in fed for k in range(len(segment) - 1))
+
+
 def mine(experiences: Sequence[Experience], max_len: int = 3) -> list[Pattern]:
     """Patterns of the trusted segments, most supported first (then longer, then more links; then key)."""
     found: dict[str, Pattern] = {}
@@ -208,6 +215,8 @@ def mine(experiences: Sequence[Experience], max_len: int = 3) -> list[Pattern]:
             psteps = tuple(
                 PatternStep(s.tool, _bindings(list(enumerate(segment[:k])), s)) for k, s in enumerate(segment)
             )
+            if not success and not _feeds(psteps, segment):
+                continue
             key = pattern_key(psteps)
             pat = found.setdefault(key, Pattern(psteps))
             if key in seen_here:

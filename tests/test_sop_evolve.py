@@ -1,0 +1,302 @@
+"""The EvoSOP loop on a small office benchmark with a weak scripted agent (offline, seconds)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from core.agents.base import AgentConfig
+from core.chisel.access import GroundTruth
+from core.docs import Param, ToolDoc
+from core.evaluation import RunnerEvaluator
+from core.sop.bench import SopBenchmark, tracing_factory
+from core.sop.engines import ComposerConstructor, EvidenceReviewer, OfflineMerger
+from core.sop.evolve import SopConfig, evolve, select_epoch
+from core.sop.executor import Limits
+from core.sop.model import Sop, Toolset, sop_tool
+from core.sop.review import DEFECT, invocations_of, review_offline, writes_check
+from core.sop.store import EpochSummary
+from tests.sopbench import OfficeBench, RoutineAgent
+
+LIMITS = Limits(cpu_s=1, wall_s=3, memory_mb=200)
+AGENT = AgentConfig(model="scripted/routine")
+
+
+def _config(**kw) -> SopConfig:
+    base = dict(benchmark="office", agent=AGENT, epochs=3, batch_size=4, construct_epochs=2, limits=LIMITS)
+    return SopConfig(**{**base, **kw})
+
+
+def _gt(warehouse):
+    return lambda run_id, split, tasks: GroundTruth(warehouse, run_id, split, tasks, allowed=("opt",))
+
+
+def _run(warehouse, config: SopConfig, bench=None, **kw):
+    return evolve(
+        warehouse,
+        config,
+        benchmark=bench or OfficeBench(30),
+        agent_factory=RoutineAgent,
+        ground_truth=_gt(warehouse),
+        concurrency=1,
+        **kw,
+    )
+
+
+def _sop(name: str, code: str, params=("name", "text"), uses=("contacts.lookup", "mail.send")) -> Sop:
+    doc = ToolDoc(
+        tool=sop_tool(name),
+        name=name,
+        description=f"{name}: look the contact up and send.",
+        parameters=tuple(Param(name=p, required=True) for p in params),
+    )
+    return Sop(name=name, doc=doc, code=code, uses=tuple(uses), origin="manual")
+
+
+BROKEN = _sop(
+    "aaa_lookup_then_send", "def aaa_lookup_then_send(name, text):\n    raise ValueError('always')\n"
+)
+
+
+class _Plus:
+    """The composer plus fixed SOPs added in chosen epochs (to plant a broken or harmful tool)."""
+
+    name = "composer+planted"
+
+    def __init__(self, planted: dict[int, list[Sop]]) -> None:
+        self.inner = ComposerConstructor()
+        self.planted = planted
+
+    def construct(self, experiences, atomic, existing, *, run_id, epoch):
+        sops, rejected = self.inner.construct(experiences, atomic, existing, run_id=run_id, epoch=epoch)
+        return [*sops, *self.planted.get(epoch, [])], rejected
+
+
+def test_evosop_builds_sops_that_raise_success_and_cut_rounds(warehouse) -> None:
+    res = _run(warehouse, _config())
+    atomic, best = res.epochs[0], next(e for e in res.epochs if e.epoch == res.best_epoch)
+    assert len(res.toolset) >= 1 and best.ts > atomic.ts and best.rounds < atomic.rounds
+    assert res.test is not None and res.test["sop"]["ts"] > res.test["atomic"]["ts"]
+    assert warehouse.scalar("SELECT count(*) FROM sop_results WHERE run_id = ?", [res.run_id]) == 1
+
+    # an SOP call is traced with its inner atomic calls, and the episode's calls hold them (scored as usual)
+    run = best.eval_run
+    row = warehouse.rows(
+        """SELECT e.episode_id, e.calls FROM episodes e JOIN run_episodes r USING (episode_id)
+           WHERE r.run_id = ? AND e.success AND e.calls LIKE '%sop.%' LIMIT 1""",
+        [run],
+    )[0]
+    calls = [c["tool"] for c in json.loads(row[1])]
+    assert (
+        calls[0].startswith("sop.")
+        and {"contacts.lookup", "mail.send"} <= set(calls)
+        or "events.search" in calls
+    )
+    events = warehouse.rows(
+        "SELECT seq, tool, payload FROM events WHERE episode_id = ? AND kind = 'tool_call' ORDER BY seq",
+        [row[0]],
+    )
+    parent = events[0][0]
+    assert events[0][1].startswith("sop.") and events[0][2] is None
+    assert all(json.loads(p)["parent_seq"] == parent for _, _, p in events[1:])
+
+    life = warehouse.query("SELECT * FROM sop_usage WHERE run_id = ? AND invocations > 0", [res.run_id])
+    assert not life.empty and (life["successes"] > 0).any()
+    labels = warehouse.rows("SELECT DISTINCT unnest(labels) FROM sop_reviews WHERE run_id = ?", [res.run_id])
+    assert ("optimal",) in labels
+
+
+def test_sops_come_from_training_tasks_only_and_the_test_split_is_touched_once(warehouse) -> None:
+    res = _run(warehouse, _config())
+    parts = dict(warehouse.rows("SELECT task_id, part FROM split_assignments"))
+    audit = warehouse.rows("SELECT DISTINCT part FROM chisel_gt_access WHERE run_id = ?", [res.run_id])
+    assert audit == [("opt",)], "ground truth read only from the optimization split, every read logged"
+    for (sources,) in warehouse.rows("SELECT sources FROM sops"):
+        for src in sources:
+            task = (
+                src.removeprefix("gold:")
+                if src.startswith("gold:")
+                else warehouse.scalar("SELECT task_id FROM episodes WHERE episode_id = ?", [src])
+            )
+            assert parts[task] == "opt", src
+    kinds = warehouse.rows(
+        """SELECT DISTINCT r.kind FROM episodes e JOIN run_episodes re USING (episode_id)
+           JOIN runs r ON r.run_id = re.run_id WHERE e.split = 'test'"""
+    )
+    assert kinds == [("sop-test",)]
+    test_tasks = {t for t, p in parts.items() if p == "test"}
+    trained = {r[0] for r in warehouse.rows("SELECT DISTINCT task_id FROM episodes WHERE split = 'opt'")}
+    assert not test_tasks & trained
+
+
+def test_the_reviewer_prunes_an_sop_that_always_fails(warehouse) -> None:
+    cons = _Plus({1: [BROKEN]})
+    res = _run(warehouse, _config(), engines=(cons, OfflineMerger(), EvidenceReviewer()))
+    e1 = next(e for e in res.epochs if e.epoch == 1)
+    assert BROKEN.sop_id in e1.evaluated and BROKEN.sop_id in e1.pruned
+    reason = warehouse.scalar(
+        "SELECT reason FROM sop_decisions WHERE run_id = ? AND sop_id = ? AND action = 'pruned'",
+        [res.run_id, BROKEN.sop_id],
+    )
+    assert reason.startswith("error rate")
+    labels = warehouse.rows("SELECT labels FROM sop_reviews WHERE sop_id = ?", [BROKEN.sop_id])
+    assert labels and all(DEFECT in lab for (lab,) in labels)
+    assert all(BROKEN.sop_id not in e.evaluated for e in res.epochs if e.epoch > 1)
+    assert BROKEN.sop_id not in res.toolset.ids
+
+
+def test_checkpoint_selection_picks_the_best_epoch(warehouse) -> None:
+    def s(epoch, ts, n, rounds=2.0):
+        return EpochSummary(epoch, f"t{epoch}", tuple(f"s{i}" for i in range(n)), (), ts, 0.0, rounds, 10)
+
+    assert select_epoch([s(0, 0.9, 0), s(1, 0.5, 1), s(2, 0.7, 3), s(3, 0.6, 1)]).epoch == 2
+    assert select_epoch([s(1, 0.7, 3), s(2, 0.7, 2), s(3, 0.7, 2, 1.5)]).epoch == 3, (
+        "ties: fewer SOPs, rounds"
+    )
+    assert select_epoch([s(0, 0.3, 0)]) is None
+
+    # a harmful SOP planted in epoch 2 and never pruned (no reviewer): epoch 2 is worse, epoch 1 is kept
+    res = _run(
+        warehouse,
+        _config(variant="no-review"),
+        engines=(_Plus({2: [BROKEN]}), OfflineMerger(), EvidenceReviewer()),
+    )
+    ts = {e.epoch: e.ts for e in res.epochs}
+    assert ts[2] < ts[1] and res.best_epoch == 1
+    assert BROKEN.sop_id not in res.toolset.ids
+    assert all(not e.pruned for e in res.epochs), "without the reviewer nothing is pruned"
+
+
+def test_the_one_shot_baseline_constructs_once_without_merge_or_review(warehouse) -> None:
+    res = _run(warehouse, _config(variant="asi"))
+    assert [e.epoch for e in res.epochs] == [0, 1]
+    e1 = res.epochs[1]
+    assert e1.added and not e1.merged and not e1.pruned
+    assert sorted(e1.detail["batch"]) == sorted(
+        t for (t,) in warehouse.rows("SELECT DISTINCT task_id FROM episodes WHERE split = 'opt'")
+    ), "one batch: every training trajectory"
+
+
+HOSTILE = {
+    "loop": "def {n}(name, text):\n    while True:\n        pass\n",
+    "memory": "def {n}(name, text):\n    data = []\n    while True:\n        data.append('x' * 1000000)\n",
+    "socket": "import socket\ndef {n}(name, text):\n    return str(socket.socket())\n",
+    "exit": "def {n}(name, text):\n    raise SystemExit(1)\n",
+    "exception": "def {n}(name, text):\n    return tools.call('contacts.lookup', name=name)[10**9]\n",
+}
+
+
+class _CallEverySop:
+    def __init__(self, config) -> None:
+        self.config = config
+
+    def run(self, ctx) -> str:
+        from core.benchmarks.base import Call
+
+        for doc in ctx.docs:
+            if doc.tool.startswith("sop."):
+                ctx.execute(Call(doc.tool, {"name": "Ann", "text": "x"}))
+        return "done"
+
+
+def test_each_hostile_sop_is_contained_and_labelled_an_implementation_defect(warehouse) -> None:
+    bench = OfficeBench(4)
+    toolset = Toolset(_sop(f"hostile_{k}", code.format(n=f"hostile_{k}")) for k, code in HOSTILE.items())
+    evaluator = RunnerEvaluator(
+        warehouse,
+        SopBenchmark(bench, toolset, limits=replace(LIMITS, wall_s=2)),
+        AGENT,
+        agent_factory=tracing_factory(_CallEverySop),
+        concurrency=1,
+    )
+    batch = evaluator.evaluate(toolset.docset(bench.original_docs()), bench.tasks()[:2], "opt")
+    assert len(batch.traces) == 2 and not any(t.error_class for t in batch.traces), (
+        "the episodes ran to the end"
+    )
+    invocations = invocations_of(warehouse, batch, toolset)
+    assert len(invocations) == 2 * len(HOSTILE)
+    by_tool = {s.tool: s for s in toolset}
+    for inv in invocations:
+        review = review_offline(
+            inv, by_tool[inv.tool], writes=writes_check(bench), is_error=bench.is_error_output
+        )
+        assert review.labels == (DEFECT,), (inv.tool, inv.error)
+    kinds = {inv.tool.removeprefix("sop.hostile_"): inv.defect[0] for inv in invocations}
+    assert kinds.pop("loop") in ("cpu_time", "wall_time"), "whichever limit comes first on a loaded machine"
+    assert kinds == {
+        "memory": "memory",
+        "socket": "exception",  # refused by the worker's import allow-list (validation refuses it earlier)
+        "exit": "exit",
+        "exception": "exception",
+    }
+
+
+def test_the_llm_engines_through_the_gateway(warehouse) -> None:
+    from core.llm import script
+    from core.sop.llm import LlmConstructor, LlmReviewer
+    from core.sop.mining import Experience
+
+    good = {
+        "name": "find_and_send",
+        "description": "Look a contact up, then send them a message (contacts.lookup, mail.send).",
+        "parameters": [{"name": "name", "description": "Part of the name."}, {"name": "text"}],
+        "returns": "What mail.send says.",
+        "code": "def find_and_send(name, text):\n    out = tools.call('contacts.lookup', name=name)\n"
+        "    cid = tools.pick(out, 'contact_id')\n    if cid is None:\n        return 'no contact'\n"
+        "    return tools.call('mail.send', contact_id=cid, text=text)\n",
+    }
+    bad = {**good, "code": "import os\n" + good["code"]}
+
+    def reply(messages):
+        text = messages[-1]["content"]
+        if "not valid" in text:
+            return json.dumps(good)
+        if "Pick segments" in messages[0]["content"]:
+            return json.dumps({"segments": [[0, 1]]})
+        if "Rewrite these" in messages[0]["content"]:
+            return json.dumps(bad)
+        return json.dumps({"labels": ["optimal"], "justification": "it sent the message"})
+
+    model = script(reply, name="sop-llm")
+    bench = OfficeBench(3)
+    batch = RunnerEvaluator(warehouse, bench, AGENT, agent_factory=RoutineAgent).evaluate(
+        bench.original_docs(), bench.tasks()[:1], "opt"
+    )
+    sops, rejected = LlmConstructor(model.model).construct(
+        [Experience(batch.traces[0].task_id, batch.traces[0])],
+        bench.original_docs(),
+        Toolset(),
+        run_id="r",
+        epoch=1,
+    )
+    assert len(sops) == 1 and sops[0].origin == "llm" and sops[0].uses == ("contacts.lookup", "mail.send")
+    retry = [r for r in model.requests if "not valid" in r["messages"][-1]["content"]]
+    assert retry and "import of 'os' is not allowed" in retry[0]["messages"][-1]["content"]
+    assert not rejected
+
+    inv_bench = SopBenchmark(bench, Toolset(sops), limits=LIMITS)
+    batch = RunnerEvaluator(
+        warehouse, inv_bench, AGENT, agent_factory=tracing_factory(_CallEverySop)
+    ).evaluate(Toolset(sops).docset(bench.original_docs()), bench.tasks()[:1], "opt")
+    inv = invocations_of(warehouse, batch, Toolset(sops))[0]
+    review = LlmReviewer(model.model).review(
+        inv, sops[0], writes=writes_check(bench), is_error=bench.is_error_output, gold=None, run_id="r"
+    )
+    assert review.labels == ("optimal",) and review.engine == "llm"
+    broken = script(["not json"] * 3, name="sop-llm-broken")
+    fallback = LlmReviewer(broken.model).review(
+        inv, sops[0], writes=writes_check(bench), is_error=bench.is_error_output, gold=None, run_id="r"
+    )
+    assert fallback.detail.get("fallback") and "never validated" in fallback.justification
+
+
+@pytest.mark.parametrize("variant", ["no-merge"])
+def test_a_finished_run_resumes_to_the_same_result_without_new_rows(warehouse, variant: str) -> None:
+    first = _run(warehouse, _config(variant=variant))
+    tables = ("sops", "sop_epochs", "sop_usage", "sop_reviews", "sop_decisions", "sop_results", "episodes")
+    counts = {t: warehouse.scalar(f"SELECT count(*) FROM {t}") for t in tables}
+    again = _run(warehouse, _config(variant=variant))
+    assert again.run_id == first.run_id and again.toolset.toolset_id == first.toolset.toolset_id
+    assert {t: warehouse.scalar(f"SELECT count(*) FROM {t}") for t in tables} == counts
