@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "core.tables": 0,
     "core.redaction": 0,
     "core.safeio": 0,
+    "core.liveness": 0,
     "core.docs": 1,
     "core.sandbox": 1,
     "core.llm": 2,

@@ -15,6 +15,13 @@ from typing import Any
 from core.benchmarks.base import BUILTIN, Benchmark, Task
 
 
+class UnknownBenchmarkError(KeyError):
+    """A benchmark name that is neither built in nor a folder (a user error, reported in one line)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown benchmark"
+
+
 def benchmark_key(bench: Benchmark) -> str:
     """Identity of a configured benchmark (name + options that change behaviour)."""
     return getattr(bench, "key", None) or bench.name
@@ -42,7 +49,10 @@ def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **option
 
         return load_user_benchmark(path)
     known = ", ".join(BUILTIN)
-    raise KeyError(f"unknown benchmark {name!r}: use one of {known}, or the path of a benchmark folder")
+    hint = " (no such folder)" if ("/" in name or name.startswith(".")) else ""
+    raise UnknownBenchmarkError(
+        f"unknown benchmark {name!r}{hint}: use one of {known}, or the path of a benchmark folder"
+    )
 
 
 def select_tasks(

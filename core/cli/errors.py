@@ -8,6 +8,7 @@ import click
 
 from core.config import DataDirError
 from core.docs.model import DocError
+from core.redaction import redact
 
 
 def user_error_types() -> tuple[type[BaseException], ...]:
@@ -25,6 +26,11 @@ def user_error_types() -> tuple[type[BaseException], ...]:
         types.append(BenchmarkFolderError)
     except ImportError:
         pass
+    from core.benchmarks.registry import UnknownBenchmarkError
+    from core.runner.infra import RunAborted
+    from core.safeio import InputError
+
+    types.extend((UnknownBenchmarkError, RunAborted, InputError))
     return tuple(types)
 
 
@@ -38,5 +44,5 @@ def run_with_friendly_errors(cli: click.Group) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except user_error_types() as exc:
-        click.secho(f"error: {exc}", fg="red", err=True)
+        click.secho(f"error: {redact(str(exc))}", fg="red", err=True)
         sys.exit(2)

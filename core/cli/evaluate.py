@@ -61,6 +61,13 @@ def job_hooks(warehouse):
 @click.option("--concurrency", "-j", type=int, default=2)
 @click.option("--retrieval-k", type=int, default=None, help="Offer only the top-k retrieved tools.")
 @click.option("--retriever", type=click.Choice(["bm25", "dense"]), default=None)
+@click.option(
+    "--max-calls-per-reply",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tool calls run per model reply; the excess is recorded, not run "
+    "(default $DOCSCHISEL_MAX_CALLS_PER_REPLY or 8).",
+)
 @warehouse_option
 @data_dir_option
 def command(
@@ -81,6 +88,7 @@ def command(
     concurrency: int,
     retrieval_k: int | None,
     retriever: str | None,
+    max_calls_per_reply: int | None,
     warehouse: str | None,
     data_dir: str | None,
 ) -> None:
@@ -128,6 +136,7 @@ def command(
         split=split,
         name=f"eval {benchmark} {','.join(split_csv(domains)) or 'all'} {docs}",
         extra={"split_seed": seed, "docs_ref": docset.docset_id},
+        max_calls_per_reply=max_calls_per_reply,
     )
     result = run(
         wh,
@@ -147,3 +156,12 @@ def command(
         for r in m.by_domain.itertuples(index=False):
             click.echo(f"  {r.domain:<24} TS {r.ts:6.1%}  TC {r.tc:6.1%}  n={r.n}")
     click.echo(f"run id: {result.run_id}")
+    if result.infra_failed:
+        # not the agent's failures: not counted in TS/TC, and the next run of this command retries them
+        click.secho(
+            f"{result.infra_failed} episode(s) failed outside the agent (provider or sandbox) and are not "
+            "counted; run the same command again to retry them (see `docschisel warehouse failures`)",
+            fg="yellow",
+            err=True,
+        )
+        raise SystemExit(3)

@@ -32,6 +32,7 @@ TABLES = (
     "field_impact",
     "llm_calls",
     "jobs",
+    "infra_failures",
 )
 
 
@@ -70,6 +71,28 @@ def migrate(warehouse: str | None) -> None:
 
     wh = Warehouse(warehouse)
     click.echo(f"{wh.path}: schema version {wh.migrate()}")
+
+
+@command.command("failures")
+@click.option("--run", "run_id", default=None, help="Only this run's failures.")
+@click.option("--limit", type=int, default=20)
+@_warehouse_option
+def failures(run_id: str | None, limit: int, warehouse: str | None) -> None:
+    """Episodes that failed outside the agent (provider, sandbox): not counted, retried on the next run."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(warehouse)
+    wh.mark_interrupted()
+    rows = wh.infra_failures(run_id)
+    if not rows:
+        click.echo("no infrastructure failures recorded")
+        return
+    for r in rows[:limit]:
+        click.echo(
+            f"{r['ts']}  {r['error_class']:<15} {r['benchmark']} {r['task_id']} #{r['repeat']}  {r['error']}"
+        )
+    if len(rows) > limit:
+        click.echo(f"... and {len(rows) - limit} more")
 
 
 @command.command("selftest-job", hidden=True)

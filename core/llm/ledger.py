@@ -132,6 +132,18 @@ class Ledger:
                 self._flushed += len(batch)
             return len(batch)
 
+    def flush_with(self, writer: Callable[[list[dict[str, Any]]], Any]) -> int:
+        """Hand the entries not yet flushed to `writer` (e.g. a transaction that also writes
+        episodes); they count as flushed only when it returns. Unlike `flush`, a failing
+        writer raises: the caller's transaction failed, and it must know."""
+        with self._flush_lock:
+            with self._lock:
+                batch = self._entries[self._flushed :]
+            writer([e.row() for e in batch])
+            with self._lock:
+                self._flushed += len(batch)
+            return len(batch)
+
     def extend(self, entries: Iterable[LedgerEntry]) -> None:
         for e in entries:
             self.record(e)

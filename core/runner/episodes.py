@@ -3,6 +3,8 @@
 Whatever happens inside the agent — malformed model output, unknown tools, bad
 arguments, tool exceptions, a timeout, even a bug in the agent — the result is a
 scored Episode with its error class, never an exception that stops a run.
+The one exception is a failure outside the agent (core.runner.infra): then the
+result is an `InfraFailure`, which the runner records apart from episodes.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
-from core.benchmarks.base import Benchmark, Score, Task
+from core.benchmarks.base import Benchmark, InfrastructureError, Score, Task
 from core.benchmarks.credit import partial_credit
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
+from core.redaction import redact
+from core.runner.infra import InfraFailure, classify
 from core.warehouse.records import Episode, Event, now
 
 AgentFactory = Callable[[AgentConfig], Agent]
@@ -54,8 +58,12 @@ def run_episode(
     split: str = "",
     variant: str = "",
     identity: AgentConfig | None = None,
-) -> tuple[Episode, list[Event]]:
+    max_calls_per_reply: int | None = None,
+) -> tuple[Episode, list[Event]] | InfraFailure:
     """Execute and score one episode; never raises for agent or tool failures.
+
+    Returns an `InfraFailure` instead of an episode when the episode failed
+    for a reason outside the agent (no episode is made of it).
 
     `config` is what the agent runs with; `identity` (default: `config`) is
     the configuration the episode is stored under. They differ for repeats,
@@ -67,7 +75,23 @@ def run_episode(
     episode_id = Episode.make_id(
         benchmark_key(benchmark), task.task_id, docset.docset_id, identity.config_id, repeat
     )
-    sandbox = benchmark.new_sandbox(task)
+
+    def infra(exc: InfrastructureError) -> InfraFailure:
+        return InfraFailure(
+            episode_id,
+            benchmark.name,
+            task.task_id,
+            repeat,
+            config.model,
+            exc.error_class,
+            str(redact(str(exc))),
+            exc.fatal,
+        )
+
+    try:
+        sandbox = benchmark.new_sandbox(task)
+    except InfrastructureError as exc:
+        return infra(exc)
     ctx = EpisodeContext(
         task=task,
         benchmark=benchmark,
@@ -77,6 +101,8 @@ def run_episode(
         config=config,
         run_id=run_id,
     )
+    if max_calls_per_reply is not None:
+        ctx.max_calls_per_reply = max_calls_per_reply
     final: str | None = None
     error: str | None = None
     error_class: str | None = None
@@ -86,6 +112,9 @@ def run_episode(
     except EpisodeFailure as exc:
         error, error_class = str(exc), exc.error_class
     except Exception as exc:  # noqa: BLE001 - an agent bug is recorded, the run goes on
+        outside = classify(exc, config.model)
+        if outside is not None:
+            return infra(outside)
         error = f"{type(exc).__name__}: {exc}"
         error_class = _classify_exception(exc)
         ctx.recorder.add("error", error=error, payload={"traceback": traceback.format_exc(limit=8)})
@@ -96,6 +125,8 @@ def run_episode(
         ctx.recorder.add("error", error=error, text=error_class)
     try:
         score = benchmark.score(task, list(ctx.calls), final, sandbox)
+    except InfrastructureError as exc:  # e.g. the gold replay's sandbox did not start
+        return infra(exc)
     except Exception as exc:  # noqa: BLE001 - a scorer failure marks the episode, it does not stop the run
         score = Score(False, False, {"error": f"scorer failed: {type(exc).__name__}: {exc}"})
         error = error or str(score.details["error"])

@@ -14,8 +14,8 @@ missing — nothing lost, nothing duplicated.
 
 from __future__ import annotations
 
-import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -25,13 +25,17 @@ from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
+from core.liveness import process_owner
 from core.runner.episodes import AgentFactory, repeat_config, run_episode
+from core.runner.infra import InfraFailure, RunAborted
 from core.runner.metrics import Metrics, compute_metrics
 from core.warehouse import Episode, Warehouse
 
 Progress = Callable[[int, int, str], None]
 FLUSH_S = 0.5
 FLUSH_EPISODES = 32
+WAIT_POLL_S = 0.5  # how often a run waiting for another run's episodes looks again
+MAX_CONSECUTIVE_INFRA = 8  # infrastructure failures in a row that stop a run (the provider is down)
 
 
 @dataclass
@@ -48,6 +52,8 @@ class RunPlan:
     kind: str = "eval"
     name: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # tool calls executed per model reply; the excess is recorded, not run (not part of the run's key)
+    max_calls_per_reply: int | None = None
 
     def key(self) -> dict[str, Any]:
         return {
@@ -84,12 +90,19 @@ class RunResult:
     reused: int
     cancelled: bool
     metrics: Metrics
+    infra_failed: int = 0  # attempts that failed outside the agent: not episodes, run again next time
 
 
 def default_agent_factory(config: AgentConfig):
     from core.agents import make_agent
 
     return make_agent(config)
+
+
+def _ledger_writes_to(ledger: Any, warehouse: Warehouse) -> bool:
+    """Whether the gateway's accounting rows belong in this warehouse (its sink writes there)."""
+    owner = getattr(getattr(ledger, "sink", None), "__self__", None)
+    return owner is not None and getattr(owner, "path", None) == warehouse.path
 
 
 def run(
@@ -104,14 +117,25 @@ def run(
     parent_run: str | None = None,
     flush_s: float = FLUSH_S,
 ) -> RunResult:
-    """Run every planned episode that is not already stored, then compute metrics."""
+    """Run every planned episode that is not already stored, then compute metrics.
+
+    Episodes are claimed before they run (core.warehouse.runs): an identical
+    run in another process skips what this one holds and reuses it when
+    stored, and waits at the end for episodes another live run still holds.
+    A fatal infrastructure failure (core.runner.infra) stops the run and
+    raises `RunAborted`; other infrastructure failures are recorded apart and
+    left for the next run.
+    """
+    from core.llm import current
+
     factory = agent_factory or default_agent_factory
     bench_name = plan.benchmark.name
-    warehouse.register_benchmark(bench_name)
+    warehouse.register_benchmark(bench_name, getattr(plan.benchmark, "warehouse_info", None))
     warehouse.register_docset(plan.docset, benchmark=bench_name, origin=plan.docset.name or "docset")
     _register_tools(warehouse, plan.benchmark)
     warehouse.register_tasks(bench_name, plan.tasks)
     warehouse.register_agent_config(plan.config.to_json())
+    warehouse.mark_interrupted()  # an earlier run of this command that was killed says so now
     run_id = warehouse.start_run(
         plan.kind, plan.key(), name=plan.name, benchmark=bench_name, parent_run=parent_run
     )
@@ -122,8 +146,12 @@ def run(
     todo = [(eid, t, r) for eid, t, r in planned if eid not in done]
     total, finished = len(planned), len(done)
     bar = _bar(total, finished, show_progress)
-    lock = threading.Lock()
+    owner = f"{process_owner()}:{uuid.uuid4().hex[:8]}"  # this run; the process part tells liveness
+    ledger = current().ledger
+    ledger_here = _ledger_writes_to(ledger, warehouse)
     was_cancelled = False
+    abort: str | None = None
+    ran = reused_late = infra_failed = consecutive_infra = 0
 
     def one(task: Task, repeat: int):
         config = repeat_config(plan.config, repeat)
@@ -139,73 +167,149 @@ def run(
             split=plan.split,
             variant=plan.variant,
             identity=plan.config,
+            max_calls_per_reply=plan.max_calls_per_reply,
         )
 
     buffer: list = []
-    oldest = 0.0  # when the oldest buffered episode finished
+    infra_buffer: list[InfraFailure] = []
+    claimed: set[str] = set()  # ours and not yet written
+    oldest = 0.0  # when the oldest buffered result finished
 
     def flush() -> None:
-        if buffer:
-            warehouse.record_episodes(list(buffer), run_id=run_id)
-            buffer.clear()
+        if not (buffer or infra_buffer):
+            return
+        pairs = list(buffer)
+        failures = [f.row(run_id) for f in infra_buffer]
+        ids = [ep.episode_id for ep, _ in pairs] + [f.episode_id for f in infra_buffer]
+
+        def write(calls: list[dict[str, Any]]) -> None:
+            warehouse.record_episodes(
+                pairs, run_id=run_id, llm_calls=calls, infra_failures=failures, release=(owner, ids)
+            )
+
+        if ledger_here:
+            ledger.flush_with(write)  # the calls made meanwhile land in the same transaction
+        else:
+            write([])
+        buffer.clear()
+        infra_buffer.clear()
+        claimed.difference_update(ids)
+
+    def note_progress(n: int, message: str = "") -> None:
+        nonlocal finished
+        finished += n
+        if bar is not None and n:
+            bar.update(n)
+        if progress:
+            progress(finished, total, message)
+
+    queue = list(todo)
+    ready: list[tuple[str, Task, int]] = []
+    waiting: list[tuple[str, Task, int]] = []
+    chunk = max(4, 2 * max(1, concurrency))
+
+    def claim(items: list[tuple[str, Task, int]]) -> None:
+        """Claim `items`: ours go to `ready`, stored ones are reused, held ones wait."""
+        nonlocal reused_late
+        by_id = {eid: (eid, t, r) for eid, t, r in items}
+        got = warehouse.claim_episodes(list(by_id), run_id, owner)
+        if got.done:
+            warehouse.link_episodes(run_id, got.done)
+            reused_late += len(got.done)
+            note_progress(len(got.done), "reused from another run")
+        claimed.update(got.mine)
+        ready.extend(by_id[e] for e in got.mine)
+        waiting.extend(by_id[e] for e in got.held)
 
     if progress:
         progress(finished, total, "resuming" if finished else "starting")
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="episode") as pool:
         pending: set[Future] = set()
-        queue = list(todo)
+        stop = False
         try:
-            while queue or pending:
-                while queue and len(pending) < max(1, concurrency):
+            while True:
+                while not stop and len(pending) < max(1, concurrency):
+                    if not ready:
+                        if not queue:
+                            break
+                        claim(queue[:chunk])
+                        del queue[:chunk]
+                        continue
                     if cancelled and cancelled():
-                        was_cancelled = True
-                        queue.clear()
+                        was_cancelled = stop = True
                         break
-                    _, task, r = queue.pop(0)
+                    _, task, r = ready.pop(0)
                     pending.add(pool.submit(one, task, r))
                 if not pending:
+                    if waiting and not stop:
+                        flush()
+                        if cancelled and cancelled():
+                            was_cancelled = stop = True
+                            continue
+                        if progress:
+                            progress(
+                                finished, total, f"waiting for {len(waiting)} episodes another run holds"
+                            )
+                        time.sleep(WAIT_POLL_S)
+                        again, waiting[:] = list(waiting), []
+                        claim(again)
+                        continue
                     break
-                timeout = max(0.0, oldest + flush_s - time.monotonic()) if buffer else None
+                timeout = max(0.0, oldest + flush_s - time.monotonic()) if (buffer or infra_buffer) else None
                 finished_now, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
                 for fut in finished_now:
                     # run_episode records agent and tool failures; an exception here is a real bug
-                    if not buffer:
+                    result = fut.result()
+                    if not (buffer or infra_buffer):
                         oldest = time.monotonic()
-                    buffer.append(fut.result())
-                    with lock:
-                        finished += 1
-                    if bar is not None:
-                        bar.update(1)
-                    if progress:
-                        progress(finished, total, "")
-                if buffer and (
-                    len(buffer) >= FLUSH_EPISODES
+                    if isinstance(result, InfraFailure):
+                        infra_failed += 1
+                        consecutive_infra += 1
+                        if result.fatal:
+                            abort = abort or result.error
+                            stop = True
+                        else:
+                            infra_buffer.append(result)
+                        if consecutive_infra >= MAX_CONSECUTIVE_INFRA and not stop:
+                            abort = (
+                                f"{consecutive_infra} episodes in a row failed outside the agent; "
+                                f"the last: {result.error}"
+                            )
+                            stop = True
+                        note_progress(0, result.error_class)
+                        continue
+                    consecutive_infra = 0
+                    buffer.append(result)
+                    ran += 1
+                    note_progress(1)
+                if (buffer or infra_buffer) and (
+                    len(buffer) + len(infra_buffer) >= FLUSH_EPISODES
                     or time.monotonic() - oldest >= flush_s
-                    or not (pending or queue)
+                    or not (pending or queue or ready)
                 ):
                     flush()
         finally:
             flush()  # what finished is stored even when the run stops on an error
+            unrun = claimed | {eid for eid, _, _ in ready}
+            if unrun:
+                warehouse.release_claims(unrun, owner)
     if bar is not None:
         bar.close()
-    from core.llm import current
-
-    current().ledger.flush()  # accounting rows of this run reach the warehouse now, not at exit
+    ledger.flush()  # accounting rows of this run reach the warehouse now, not at exit
     metrics = compute_metrics(warehouse, run_id)
     metrics.store(warehouse, run_id, plan.docset.docset_id, plan.split)
-    warehouse.set_run_status(
-        run_id,
-        "cancelled" if was_cancelled else "finished",
-        {"planned": total, "ran": len(todo), "ts": metrics.ts, "tc": metrics.tc},
-    )
-    return RunResult(
-        run_id,
-        total,
-        len(todo) if not was_cancelled else finished - len(done),
-        len(done),
-        was_cancelled,
-        metrics,
-    )
+    summary = {
+        "planned": total,
+        "ran": ran,
+        "ts": metrics.ts,
+        "tc": metrics.tc,
+        "infra_failures": infra_failed,
+    }
+    if abort is not None:
+        warehouse.set_run_status(run_id, "failed", {**summary, "error": abort})
+        raise RunAborted(abort)
+    warehouse.set_run_status(run_id, "cancelled" if was_cancelled else "finished", summary)
+    return RunResult(run_id, total, ran, len(done) + reused_late, was_cancelled, metrics, infra_failed)
 
 
 def _register_tools(warehouse: Warehouse, bench: Benchmark) -> None:

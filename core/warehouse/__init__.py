@@ -8,12 +8,13 @@ need live in `core.warehouse.reads`.
 
 from core.warehouse.reads import Reads
 from core.warehouse.records import Episode, Event, content_hash
+from core.warehouse.runs import Claimed, RunControl
 from core.warehouse.store import WarehouseBusyError
 from core.warehouse.writes import Writes
 
 
-class Warehouse(Writes, Reads):
-    """One warehouse file with its typed writes and reads."""
+class Warehouse(Writes, Reads, RunControl):
+    """One warehouse file with its typed writes and reads, and run control (claims, interruptions)."""
 
 
-__all__ = ["Episode", "Event", "Warehouse", "WarehouseBusyError", "content_hash"]
+__all__ = ["Claimed", "Episode", "Event", "Warehouse", "WarehouseBusyError", "content_hash"]

@@ -54,6 +54,7 @@ class Event:
     cost: float = 0.0
     cache_hit: bool = False
     ts: datetime = field(default_factory=now)
+    error_class: str | None = None  # of a failed tool call: unknown_tool, bad_arguments, tool_crash, ...
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:

@@ -17,6 +17,7 @@ from typing import Any
 
 from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
+from core.liveness import process_owner
 from core.redaction import redact
 from core.warehouse.records import Episode, Event, content_hash, event_row, now
 from core.warehouse.rows import Row
@@ -227,8 +228,10 @@ class Writes(Store):
                     }
                 ],
             )
+            # the owner lets the next command or the dashboard see that a run's process is gone
+            started = json.dumps({"owner": process_owner()})
             insert_rows(
-                con, "run_status", [{"run_id": rid, "status": "started", "detail": "{}", "ts": now()}]
+                con, "run_status", [{"run_id": rid, "status": "started", "detail": started, "ts": now()}]
             )
         return rid
 
@@ -247,17 +250,40 @@ class Writes(Store):
 
     # ------------------------------------------------------------------ traces
     def record_episodes(
-        self, pairs: Iterable[tuple[Episode, Sequence[Event]]], *, run_id: str | None = None
+        self,
+        pairs: Iterable[tuple[Episode, Sequence[Event]]],
+        *,
+        run_id: str | None = None,
+        llm_calls: Sequence[Mapping[str, Any]] = (),
+        infra_failures: Sequence[Mapping[str, Any]] = (),
+        release: tuple[str, Sequence[str]] | None = None,
     ) -> int:
-        """Write episodes with their events atomically; episodes already stored are kept as they are."""
+        """Write episodes with their events atomically; episodes already stored are kept as they are.
+
+        The same transaction can carry the LLM calls made meanwhile (so a
+        crash never keeps episodes without their accounting, or the reverse),
+        infrastructure failures (core.warehouse.runs) and the release of the
+        writer's claims on the episodes (`(owner, episode ids)`).
+        """
+        from core.warehouse.runs import infra_failure_row
+
         ep_rows, ev_rows, links = [], [], []
         for ep, events in pairs:
             ep_rows.append(ep.row())
             ev_rows.extend(event_row(ep.episode_id, ev) for ev in events)
             links.append({"run_id": run_id or ep.run_id, "episode_id": ep.episode_id})
-        if not ep_rows:
+        if not (ep_rows or llm_calls or infra_failures or (release and release[1])):
             return 0
         with self.transaction() as con:
+            insert_rows(con, "llm_calls", [dict(r) for r in llm_calls])
+            insert_rows(con, "infra_failures", [infra_failure_row(f) for f in infra_failures])
+            if release and release[1]:
+                con.execute(
+                    "DELETE FROM episode_claims WHERE owner = ? AND episode_id IN (SELECT unnest(?::VARCHAR[]))",
+                    [release[0], list(release[1])],
+                )
+            if not ep_rows:
+                return 0
             existing = set()
             ids = [r["episode_id"] for r in ep_rows]
             for i in range(0, len(ids), 5000):

@@ -138,6 +138,16 @@ class UserBenchmark:
         self._gold: dict[str, GoldRun] = {}
         self._lock = threading.Lock()
 
+    @property
+    def warehouse_info(self) -> dict[str, Any]:
+        """What the warehouse keeps about this benchmark: where it came from, so it can be loaded again."""
+        return {
+            "folder": str(self.folder.resolve()),
+            "key": self.key,
+            "display_name": self.display_name,
+            "fingerprint": self.fingerprint,
+        }
+
     def close(self) -> None:
         """Stop the worker processes of this benchmark's tools (they also stop with the process)."""
         self.toolkit.close()

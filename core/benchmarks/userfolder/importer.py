@@ -18,10 +18,11 @@ from core.benchmarks.userfolder.loader import load_user_benchmark
 def import_user_folder(warehouse, folder: str | Path, *, seed: int = 0) -> dict[str, Any]:
     bench = load_user_benchmark(folder)
     tasks = bench.tasks()
-    warehouse.register_benchmark(bench.name, {"folder": str(Path(folder).resolve()), "key": bench.key})
+    warehouse.register_benchmark(bench.name, bench.warehouse_info)
     docset_id = warehouse.register_docset(bench.original_docs(), benchmark=bench.name, origin="original")
     warehouse.register_tasks(bench.name, tasks)
     split = get_or_create_split(warehouse, bench.key, tasks, seed=seed)
+    bench.close()  # the tools ran in worker processes; importing needs them no longer
     return {
         "benchmark": bench.name,
         "tools": len(bench.tool_names()),
