@@ -8,17 +8,27 @@ paradigm and however the episode ends.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from core.benchmarks.base import Benchmark, Call, Sandbox, Task, ToolError
+from core.benchmarks.base import Benchmark, Call, InfrastructureError, Sandbox, Task, ToolError
 from core.docs import ToolDoc
 from core.warehouse.records import Event, content_hash
 
 PARADIGMS = ("react", "multi")
 DOC_MODES = ("native", "text")
+
+
+def default_max_calls_per_reply() -> int:
+    """Tool calls executed per model reply ($DOCSCHISEL_MAX_CALLS_PER_REPLY, default 8)."""
+    try:
+        return max(1, int(os.environ.get("DOCSCHISEL_MAX_CALLS_PER_REPLY", "") or 8))
+    except ValueError:
+        return 8
 
 
 class EpisodeFailure(Exception):
@@ -106,7 +116,11 @@ class TraceRecorder:
 def _jsonable_call(c: Any) -> Any:
     if isinstance(c, dict):
         return c
-    return {k: getattr(c, k, None) for k in ("id", "name", "arguments")}
+    out = {k: getattr(c, k, None) for k in ("id", "name", "arguments")}
+    if getattr(c, "parse_error", None):  # show what the model wrote, not an empty argument object
+        out["raw"] = getattr(c, "raw", None)
+        out["parse_error"] = c.parse_error
+    return out
 
 
 @dataclass
@@ -123,6 +137,10 @@ class EpisodeContext:
     recorder: TraceRecorder = field(default_factory=TraceRecorder)
     calls: list[Call] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    # A reply asking for more tool calls than this gets the excess recorded, not executed. Not part
+    # of AgentConfig: it bounds damage, it is not a property of the agent (and must not change ids).
+    max_calls_per_reply: int = field(default_factory=default_max_calls_per_reply)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def deadline(self) -> float:
@@ -137,55 +155,80 @@ class EpisodeContext:
     def tool_names(self) -> list[str]:
         return [d.tool for d in self.docs]
 
+    def calls_in_reply(self) -> int:
+        """Tool-call events since the latest model reply (the calls that reply asked for)."""
+        n = 0
+        for ev in reversed(self.recorder.events):
+            if ev.kind == "model_call":
+                break
+            n += ev.kind == "tool_call"
+        return n
+
+    def reject(self, tool: str | None, args: Any, error_class: str, message: str) -> str:
+        """Record a tool call that was not executed (unknown tool, malformed arguments, over the cap)."""
+        with self._lock:
+            self.recorder.add(
+                "tool_call",
+                tool=tool,
+                args=args if isinstance(args, dict) else {"raw": args},
+                error=message,
+                error_class=error_class,
+            )
+        return message
+
     def execute(self, call: Call) -> str:
-        """Run one tool call; every outcome (output, tool error, crash) becomes an observation."""
+        """Run one tool call; every outcome (output, tool error, crash) becomes an observation.
+
+        Failures outside the agent (`InfrastructureError`: the sandbox could not
+        start) propagate and end the episode as such, not as an observation.
+        """
         self.check_time()
         known = set(self.tool_names())
         if call.tool not in known:
             msg = f"Error: unknown tool {call.tool!r}. Available tools: {', '.join(sorted(known))}"
-            self.recorder.add("tool_call", tool=call.tool, args=dict(call.args), error=msg)
-            return msg
+            return self.reject(call.tool, dict(call.args), "unknown_tool", msg)
+        if self.calls_in_reply() >= self.max_calls_per_reply:
+            msg = f"Error: not executed; at most {self.max_calls_per_reply} tool calls are run per reply"
+            return self.reject(call.tool, dict(call.args), "too_many_calls", msg)
         self.calls.append(call)
         t0 = time.monotonic()
+        bounded = getattr(self.sandbox, "accepts_timeout", False)
         try:
-            output = self.sandbox.execute(call)
+            if bounded:  # the call may not outlive the episode's time limit
+                output = self.sandbox.execute(call, timeout_s=max(0.0, self.deadline - t0))  # type: ignore[call-arg]
+            else:
+                output = self.sandbox.execute(call)
         except ToolError as exc:
             msg = str(exc) or type(exc).__name__
-            event = self.recorder.add(
-                "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
-            )
-            self._inner_calls(event)
-            return msg
-        except Exception as exc:  # a crashing tool is data about the episode, not a crash of the run
-            msg = f"{type(exc).__name__}: {exc}"
-            event = self.recorder.add(
-                "tool_call", tool=call.tool, args=dict(call.args), error=msg, latency_s=time.monotonic() - t0
-            )
-            self._inner_calls(event)
-            return f"Error: {msg}"
-        text = output if isinstance(output, str) else str(output)
-        event = self.recorder.add(
-            "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
-        )
-        self._inner_calls(event)
-        return text
-
-    def _inner_calls(self, parent: Event) -> None:
-        """Atomic calls a composite tool made (`sandbox.take_inner_calls`, see InnerCall): traced, scored."""
-        take = getattr(self.sandbox, "take_inner_calls", None)
-        if not callable(take):
-            return
-        for inner in take():
-            self.calls.append(inner.call)
             self.recorder.add(
                 "tool_call",
-                tool=inner.call.tool,
-                args=dict(inner.call.args),
-                output=inner.output,
-                error=inner.error,
-                latency_s=inner.latency_s,
-                payload={"parent_seq": parent.seq, "parent_tool": parent.tool},
+                tool=call.tool,
+                args=dict(call.args),
+                error=msg,
+                latency_s=time.monotonic() - t0,
+                error_class=exc.error_class,
             )
+            if bounded:
+                self.check_time()
+            return msg
+        except InfrastructureError:
+            raise
+        except Exception as exc:  # a crashing tool is data about the episode, not a crash of the run
+            msg = f"{type(exc).__name__}: {exc}"
+            self.recorder.add(
+                "tool_call",
+                tool=call.tool,
+                args=dict(call.args),
+                error=msg,
+                latency_s=time.monotonic() - t0,
+                error_class="tool_crash",
+            )
+            return f"Error: {msg}"
+        text = output if isinstance(output, str) else str(output)
+        self.recorder.add(
+            "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
+        )
+        return text
 
 
 class Agent(Protocol):

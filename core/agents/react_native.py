@@ -93,13 +93,56 @@ def _compiled_agent(ctx: EpisodeContext, system_prompt: str, label: str, binding
             return agent
     model = chat_model(ctx.config, None, label)
     model.run_id = ctx.run_id
-    model.observe(lambda result, messages: _EPISODE.get().recorder.model_call(result, messages, agent=label))
+
+    def observe(result: Any, messages: list[dict[str, Any]]) -> None:
+        episode = _EPISODE.get()
+        episode.recorder.model_call(result, messages, agent=label)
+        record_unexecuted_calls(episode, result, bindings)
+
+    model.observe(observe)
+    model.limit_tool_calls(lambda: _EPISODE.get().max_calls_per_reply)
     agent = create_agent(model=model, tools=langchain_tools(None, bindings), system_prompt=system_prompt)
     with _AGENTS_LOCK:
         _AGENTS[key] = agent
         while len(_AGENTS) > _AGENTS_MAX:
             _AGENTS.popitem(last=False)
     return agent
+
+
+def record_unexecuted_calls(ctx: EpisodeContext, result: Any, bindings: list[Binding]) -> None:
+    """Trace the tool calls of a reply that the framework will not execute, with their error class.
+
+    LangChain answers a call to a tool it does not know, or with arguments
+    that are not a JSON object, straight to the model without running any
+    tool, and the calls past the per-reply cap are cut before it sees them;
+    without these events the trace would show nothing of them.
+    """
+    by_name = {b.exposed: b for b in bindings}
+    for i, call in enumerate(getattr(result, "tool_calls", None) or []):
+        name = getattr(call, "name", "") or ""
+        binding = by_name.get(name)
+        tool = binding.tool if binding else name
+        args = getattr(call, "arguments", None) or {}
+        raw = getattr(call, "raw", "")
+        if i >= ctx.max_calls_per_reply:
+            ctx.reject(
+                tool,
+                args or raw,
+                "too_many_calls",
+                f"Error: not executed; at most {ctx.max_calls_per_reply} tool calls are run per reply",
+            )
+        elif binding is None:
+            known = ", ".join(sorted(by_name))
+            ctx.reject(
+                name, args or raw, "unknown_tool", f"Error: unknown tool {name!r}. Available tools: {known}"
+            )
+        elif getattr(call, "parse_error", None):
+            ctx.reject(
+                tool,
+                raw,
+                "bad_arguments",
+                f"Error: the arguments of {name} are not a JSON object ({call.parse_error}); nothing was run",
+            )
 
 
 def run_langchain_agent(

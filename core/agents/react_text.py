@@ -69,7 +69,11 @@ def parse_step(text: str) -> tuple[str, str, dict[str, Any]]:
         if isinstance(obj, dict) and "action" in obj:
             args = obj.get("action_input")
             if isinstance(args, str):
-                args = {"answer": args} if str(obj["action"]).strip() == FINAL else _json_object(args)
+                args = (
+                    {"answer": args}
+                    if str(obj["action"]).strip() == FINAL
+                    else _json_object(args, str(obj["action"]).strip())
+                )
             return (
                 str(obj.get("thought", "")),
                 str(obj["action"]).strip(),
@@ -82,23 +86,32 @@ def parse_step(text: str) -> tuple[str, str, dict[str, Any]]:
         payload = m.group("input").strip()
         if action == FINAL:
             return thought, action, {"answer": payload}
-        return thought, action, _json_object(payload)
+        return thought, action, _json_object(payload, action)
     final = re.search(r"Final Answer\s*:\s*(.*)", raw, re.S)
     if final:
         return raw[: final.start()].strip(), FINAL, {"answer": final.group(1).strip()}
     raise EpisodeFailure("parse_error", f"model output is not a ReAct step: {raw[:200]!r}")
 
 
-def _json_object(text: str) -> dict[str, Any]:
+class BadActionInput(EpisodeFailure):
+    """The step names an action but its input is not a JSON object (a parse error of the episode)."""
+
+    def __init__(self, message: str, action: str = "", raw: str = "") -> None:
+        super().__init__("parse_error", message)
+        self.action = action
+        self.raw = raw
+
+
+def _json_object(text: str, action: str = "") -> dict[str, Any]:
     start, end = text.find("{"), text.rfind("}")
     if start == -1 or end <= start:
-        raise EpisodeFailure("parse_error", f"action input is not a JSON object: {text[:200]!r}")
+        raise BadActionInput(f"action input is not a JSON object: {text[:200]!r}", action, text[:2000])
     try:
         obj = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise EpisodeFailure("parse_error", f"action input is not valid JSON: {exc}") from exc
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise BadActionInput(f"action input is not valid JSON: {exc}", action, text[:2000]) from None
     if not isinstance(obj, dict):
-        raise EpisodeFailure("parse_error", "action input is not a JSON object")
+        raise BadActionInput("action input is not a JSON object", action, text[:2000])
     return obj
 
 
@@ -139,7 +152,12 @@ class TextReactAgent:
                 response_format=fmt,
             )
             ctx.recorder.model_call(result, messages, agent=self.label)
-            thought, action, args = parse_step(result.content or "")
+            try:
+                thought, action, args = parse_step(result.content or "")
+            except BadActionInput as exc:  # still a parse error of the episode, now with its tool event
+                tool = resolve(exc.action, bindings)
+                ctx.reject(tool or exc.action, exc.raw, "bad_arguments", str(exc))
+                raise
             if thought:
                 ctx.recorder.add("thought", text=thought)
             messages.append({"role": "assistant", "content": result.content or ""})
@@ -148,7 +166,7 @@ class TextReactAgent:
             tool = resolve(action, bindings)
             if tool is None:
                 observation = f"Error: {action!r} is not a valid tool, try one of [{', '.join(b.text_name for b in bindings)}]."
-                ctx.recorder.add("tool_call", tool=action, args=args, error=observation)
+                ctx.reject(action, args, "unknown_tool", observation)
             else:
                 observation = ctx.execute(Call(tool, args))
             messages.append(

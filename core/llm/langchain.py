@@ -32,9 +32,20 @@ class GatewayChatModel(ChatLiteLLM):
     seed: int | None = None
     # Called with (result, messages) after every completion, e.g. to record an agent's trace.
     _observer: Callable[[Any, list[dict[str, Any]]], None] | None = PrivateAttr(default=None)
+    # How many of a reply's tool calls the agent may execute (None: all); asked per reply.
+    _call_limit: Callable[[], int | None] | None = PrivateAttr(default=None)
 
     def observe(self, observer: Callable[[Any, list[dict[str, Any]]], None] | None) -> GatewayChatModel:
         self._observer = observer
+        return self
+
+    def limit_tool_calls(self, limit: Callable[[], int | None] | None) -> GatewayChatModel:
+        """Pass at most `limit()` tool calls of each reply on to the agent framework.
+
+        The observer still sees the whole reply (the trace records the excess);
+        the framework only ever executes the first calls.
+        """
+        self._call_limit = limit
         return self
 
     def completion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
@@ -52,10 +63,28 @@ class GatewayChatModel(ChatLiteLLM):
         )
         if self._observer is not None:
             self._observer(result, messages)
-        return litellm.ModelResponse(**result.raw)
+        limit = self._call_limit() if self._call_limit is not None else None
+        return litellm.ModelResponse(**_first_calls(result.raw, limit))
 
     async def acompletion_with_retry(self, run_manager: Any = None, **kwargs: Any) -> Any:
         """Runs the synchronous gateway call (the gateway bounds concurrency itself)."""
         import asyncio
 
         return await asyncio.to_thread(self.completion_with_retry, run_manager, **kwargs)
+
+
+def _first_calls(raw: dict[str, Any], limit: int | None) -> dict[str, Any]:
+    """`raw` with each choice's tool calls cut to the first `limit` (a copy; the cached reply stays whole)."""
+    if limit is None:
+        return raw
+    choices = raw.get("choices") or []
+    if not any(len((c.get("message") or {}).get("tool_calls") or []) > limit for c in choices):
+        return raw
+    out = dict(raw)
+    out["choices"] = []
+    for c in choices:
+        msg = dict(c.get("message") or {})
+        if msg.get("tool_calls"):
+            msg["tool_calls"] = list(msg["tool_calls"])[:limit]
+        out["choices"].append({**c, "message": msg})
+    return out
