@@ -10,12 +10,14 @@ from pathlib import Path
 import streamlit as st
 
 from core.ui.app import PAGES, chrome
+from core.ui.auth import gate
 
 st.set_page_config(
     page_title="DocsChisel Studio",
     page_icon=str(Path(__file__).parent / "assets" / "icon.svg"),
     layout="wide",
 )
+gate()  # exposed beyond this machine, nothing renders before the shared token is given
 page = st.navigation(PAGES(), position="sidebar")
 chrome()
 page.run()

@@ -58,6 +58,29 @@ def data_dir(explicit: str | os.PathLike | None = None, *, must_exist: bool = Tr
     )
 
 
+def user_benchmark_dirs() -> list[Path]:
+    """Folders the dashboard may import benchmark folders from (the allow-list).
+
+    $DOCSCHISEL_USER_BENCHMARKS (paths separated by the OS path separator),
+    else `data/user-benchmarks/` in the project. A folder typed on the Data
+    page is imported only when it lies inside one of them: a dashboard user
+    must not be able to make the server load (and run the tools.py of) any
+    path on its disk.
+    """
+    value = os.environ.get("DOCSCHISEL_USER_BENCHMARKS", "")
+    dirs = [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+    return [d.resolve() for d in (dirs or [PROJECT_ROOT / "data" / "user-benchmarks"])]
+
+
+def importable(folder: str | os.PathLike) -> Path | None:
+    """The resolved folder when it lies inside an allowed directory (`user_benchmark_dirs`), else None."""
+    path = Path(folder).expanduser().resolve()
+    for root in user_benchmark_dirs():
+        if path == root or root in path.parents:
+            return path
+    return None
+
+
 def benchmark_dir(name: str, explicit: str | os.PathLike | None = None) -> Path:
     """The folder of one benchmark inside the data directory, with a helpful error."""
     root = data_dir(explicit)

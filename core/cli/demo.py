@@ -10,14 +10,10 @@ opens the app. The pages are useful immediately and fill in as the jobs run.
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
 
 import click
 
 from core.cli.common import data_dir_option, open_warehouse, warehouse_option
-from core.config import PROJECT_ROOT
 
 
 def demo_jobs(data_dir: str | None) -> list[tuple[str, list[str]]]:
@@ -95,15 +91,28 @@ def diagnose_imported(wh, limit: int) -> int:
 @click.option("--app/--no-app", default=True, help="Open the dashboard when the warehouse is ready.")
 @click.option("--jobs/--no-jobs", default=True, help="Start the local-model background jobs.")
 @click.option("--port", type=int, default=8501)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Dashboard address (see `docschisel app`)."
+)
 @click.option("--diagnose-limit", type=int, default=500, help="Recorded failed traces to diagnose.")
 @warehouse_option
 @data_dir_option
 def command(
-    app: bool, jobs: bool, port: int, diagnose_limit: int, warehouse: str | None, data_dir: str | None
+    app: bool,
+    jobs: bool,
+    port: int,
+    host: str,
+    diagnose_limit: int,
+    warehouse: str | None,
+    data_dir: str | None,
 ) -> None:
     """Build the demo warehouse (real recorded traces + local-model jobs) and open the dashboard."""
     from core.benchmarks.workbench.importer import import_workbench_results
 
+    if app:
+        from core.cli.app import check_exposure
+
+        check_exposure(host)  # refuse an exposed dashboard without a token before the long import
     wh = open_warehouse(warehouse)
     click.echo(f"warehouse: {wh.path}")
     summary = import_workbench_results(wh, data_dir)
@@ -119,22 +128,6 @@ def command(
             click.echo(f"started background job {job_id}: docschisel {' '.join(argv)}")
     if not app:
         return
-    from core.warehouse.store import close_all
+    from core.cli.app import launch
 
-    close_all()
-    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(wh.path)}
-    click.echo(f"opening the dashboard on http://localhost:{port} (Ctrl-C to stop)")
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(PROJECT_ROOT / "app.py"),
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    raise SystemExit(subprocess.call(cmd, env=env, cwd=str(PROJECT_ROOT)))
+    raise SystemExit(launch(host, port, str(wh.path)))

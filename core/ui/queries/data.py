@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from core.ui.state import cached_query
@@ -26,6 +28,7 @@ TABLES = {
     "llm_calls": "LLM calls",
     "llm_cache": "Cached LLM responses",
     "jobs": "Jobs",
+    "infra_failures": "Infrastructure failures",
 }
 
 
@@ -69,4 +72,31 @@ def domain_summary(wh: Warehouse) -> pd.DataFrame:
                count(DISTINCT task_id) AS tasks
         FROM episodes GROUP BY ALL ORDER BY benchmark, domain
         """
+    )
+
+
+@cached_query
+def benchmark_source(wh: Warehouse, name: str) -> str:
+    """What to pass as `--benchmark` for a stored benchmark: its folder for a user benchmark, else its name.
+
+    A user benchmark is stored under `name@fingerprint`, which no command can
+    load; the folder it was imported from can (and if the folder changed since,
+    the command loads the new version, under its own name).
+    """
+    rows = wh.rows("SELECT info FROM benchmarks WHERE name = ?", [name])
+    try:
+        info = json.loads(rows[0][0]) if rows and rows[0][0] else {}
+    except (TypeError, ValueError):
+        info = {}
+    folder = info.get("folder") if isinstance(info, dict) else None
+    return str(folder) if folder else name
+
+
+@cached_query
+def infra_failures(wh: Warehouse, limit: int = 200) -> pd.DataFrame:
+    """Recent attempts that failed outside the agent (not episodes; retried by the next run)."""
+    return wh.query(
+        """SELECT ts, error_class, benchmark, task_id, "repeat", model, error, run_id
+           FROM infra_failures ORDER BY ts DESC LIMIT ?""",
+        [int(limit)],
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pandas as pd
@@ -17,6 +18,9 @@ LATEST_STATUS = (
 
 @cached_query
 def headline(wh: Warehouse) -> dict[str, Any]:
+    # A run whose process is gone is marked `interrupted` by whoever looks next; the dashboard looks here.
+    with contextlib.suppress(Exception):
+        wh.mark_interrupted()
     row = wh.query(
         """
         SELECT

@@ -198,7 +198,7 @@ def episode_detail(wh: Warehouse, episode_id: str) -> dict[str, Any] | None:
     )
     events = wh.query(
         "SELECT seq, kind, tool, args, output, error, text, payload, tokens_in, tokens_out, latency_s, "
-        "cache_hit FROM events WHERE episode_id = ? ORDER BY seq",
+        "cache_hit, error_class FROM events WHERE episode_id = ? ORDER BY seq",
         [episode_id],
     )
     diagnoses = wh.query(

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from core import jobs
-from core.config import data_dir
+from core.config import data_dir, importable, user_benchmark_dirs
 from core.ui import components as ui
 from core.ui.queries import data as q
 from core.ui.state import current_path, refresh, wh
@@ -77,8 +77,22 @@ def import_workbench() -> None:
 def import_folder() -> None:
     with st.container(border=True):
         st.markdown("##### Your own benchmark folder")
-        st.caption("A folder with your tools, their docs and tasks with ground-truth calls.")
-        folder = st.text_input("Folder", placeholder="/path/to/my-benchmark", key="user_folder")
+        roots = user_benchmark_dirs()
+        st.caption(
+            "A folder with your tools, their docs and tasks with ground-truth calls, inside "
+            + ", ".join(f"`{r}`" for r in roots)
+            + " (set `DOCSCHISEL_USER_BENCHMARKS` to allow other directories). Its `tools.py` runs in a "
+            "worker process with time and memory limits."
+        )
+        found = sorted(str(p) for r in roots if r.is_dir() for p in r.iterdir() if p.is_dir())
+        folder = st.selectbox(
+            "Folder",
+            found,
+            index=None,
+            placeholder="/path/to/my-benchmark",
+            accept_new_options=True,
+            key="user_folder",
+        )
         importer = _find(USER_FOLDER_IMPORTERS)
         if importer is None:
             st.caption(":orange[Importing user folders is not available in this build yet.]")
@@ -88,9 +102,14 @@ def import_folder() -> None:
             disabled=importer is None or not folder,
             key="import_folder",
         ):
-            if not Path(folder).is_dir():
+            allowed = importable(folder or "")
+            if allowed is None:
+                st.error(f"{folder} is not inside an allowed directory ({', '.join(map(str, roots))}).")
+                return
+            if not allowed.is_dir():
                 st.error(f"{folder} is not a folder.")
                 return
+            folder = str(allowed)
             with st.spinner("Importing…"):
                 try:
                     summary = importer(wh(), folder)
@@ -176,6 +195,33 @@ def statistics(path: str) -> None:
         )
 
 
+def infra_failures(path: str) -> None:
+    """Attempts that failed outside the agent: shown apart, never counted in TS/TC, retried on re-run."""
+    df = q.infra_failures(path)
+    if df.empty:
+        return
+    st.markdown("##### Infrastructure failures")
+    st.caption(
+        "Episodes that could not run for reasons outside the agent (a provider outage after retries, a "
+        "sandbox that did not start). They are not episodes: TS and TC never count them, and running the "
+        "same command again retries them."
+    )
+    st.dataframe(
+        df,
+        hide_index=True,
+        column_config={
+            "ts": st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm:ss"),
+            "error_class": "Class",
+            "benchmark": "Benchmark",
+            "task_id": "Task",
+            "repeat": "Repeat",
+            "model": "Model",
+            "error": "Error",
+            "run_id": "Run",
+        },
+    )
+
+
 def render() -> None:
     ui.header("Data", "Import traces and benchmarks, and see what the warehouse holds.")
     c = st.columns(2, gap="large")
@@ -186,3 +232,4 @@ def render() -> None:
     import_jobs()
     st.divider()
     statistics(current_path())
+    infra_failures(current_path())

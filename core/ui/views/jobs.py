@@ -16,6 +16,7 @@ import streamlit as st
 
 from core import jobs
 from core.ui import components as ui
+from core.ui.queries import data as data_q
 from core.ui.queries import docs as dq
 from core.ui.queries import traces as tq
 from core.ui.state import current_path, refresh, wh
@@ -112,7 +113,8 @@ def start_form(path: str) -> None:
             key="start_eval",
             width="stretch",
         ):
-            argv = eval_argv(benchmark, docset, split, model, agent, path, int(repeats), int(limit) or None)
+            source = data_q.benchmark_source(path, benchmark)  # a user benchmark's folder, not its name
+            argv = eval_argv(source, docset, split, model, agent, path, int(repeats), int(limit) or None)
             params = {
                 "benchmark": benchmark, "docset": docset, "split": split, "model": model, "agent": agent,
                 "repeats": int(repeats), "limit": int(limit) or None,

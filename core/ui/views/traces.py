@@ -293,7 +293,9 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
                 for d in check.diffs:
                     st.markdown(f":orange[:material/arrow_right: {d.text()}]")
                 if e["error"]:
-                    st.markdown(f":red[**Error**] {e['error']}")
+                    klass = e.get("error_class")
+                    klass = f" `{klass}`" if isinstance(klass, str) and klass else ""
+                    st.markdown(f":red[**Error**]{klass} {e['error']}")
                 if e["output"] and e["output"] != e["error"]:
                     st.caption("Observation")
                     _long_text(str(e["output"]))

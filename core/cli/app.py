@@ -1,0 +1,69 @@
+"""`docschisel app`: start the dashboard, bound to this machine unless asked otherwise.
+
+The dashboard starts jobs that spend the server's API keys, so it listens on
+127.0.0.1 by default. `--host 0.0.0.0` (or any other address) exposes it, and
+then it refuses to start without a shared token in $DOCSCHISEL_DASHBOARD_TOKEN,
+which every browser session must enter first (core/ui/auth.py).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import click
+
+from core.cli.common import warehouse_option
+from core.config import PROJECT_ROOT
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def dashboard_command(host: str, port: int) -> list[str]:
+    """The `streamlit run` command line of the dashboard on host:port."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"),
+        "--server.address", host, "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+
+
+def check_exposure(host: str) -> str:
+    """What to tell the user about who can reach the dashboard; raises when exposed without a token."""
+    from core.ui.auth import MIN_TOKEN_LEN, TOKEN_ENV, configured_token, is_loopback
+
+    if is_loopback(host):
+        return "only this machine can reach it (pass --host ADDRESS to expose it, with a token)"
+    token = configured_token()
+    if token is None:
+        raise click.UsageError(
+            f"refusing to expose the dashboard on {host} without a login: set {TOKEN_ENV} to a secret of at "
+            f"least {MIN_TOKEN_LEN} characters (every visitor must enter it), or omit --host"
+        )
+    if len(token) < MIN_TOKEN_LEN:
+        raise click.UsageError(f"{TOKEN_ENV} is too short: use at least {MIN_TOKEN_LEN} characters")
+    return f"exposed on {host}: login required with the token in ${TOKEN_ENV}"
+
+
+def launch(host: str, port: int, warehouse: str | None = None) -> int:
+    """Run the dashboard in the foreground; returns Streamlit's exit code."""
+    from core.warehouse.store import close_all
+
+    note = check_exposure(host)
+    close_all()
+    env = dict(os.environ)
+    if warehouse:
+        env["DOCSCHISEL_WAREHOUSE"] = str(warehouse)
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    click.echo(f"opening the dashboard on http://{shown}:{port} — {note} (Ctrl-C to stop)")
+    return subprocess.call(dashboard_command(host, port), env=env, cwd=str(PROJECT_ROOT))
+
+
+@click.command()
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=8501, show_default=True)
+@warehouse_option
+def command(host: str, port: int, warehouse: str | None) -> None:
+    """Start the dashboard (127.0.0.1 unless --host; a non-local address needs $DOCSCHISEL_DASHBOARD_TOKEN)."""
+    raise SystemExit(launch(host, port, warehouse))
