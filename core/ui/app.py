@@ -30,6 +30,7 @@ def PAGES() -> dict[str, list[st.Page]]:  # noqa: N802 - reads like a constant a
         "Results": [
             page("impact", "Field impact", ":material/bar_chart:"),
             page("compare", "Compare methods", ":material/compare_arrows:"),
+            page("sops", "SOPs", ":material/account_tree:"),
         ],
         "Warehouse": [page("data", "Data", ":material/database:")],
     }

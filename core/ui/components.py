@@ -25,6 +25,7 @@ URLS = {
     "jobs": "re_evaluation",
     "impact": "field_impact",
     "compare": "compare",
+    "sops": "sops",
     "data": "data",
 }
 PAGE_FILES = {
@@ -35,6 +36,7 @@ PAGE_FILES = {
     "jobs": "pages/re_evaluation.py",
     "impact": "pages/field_impact.py",
     "compare": "pages/compare.py",
+    "sops": "pages/sops.py",
     "data": "pages/data.py",
 }
 ADD_COLOR = "#d62728"  # paper Fig. 1: added fields in red

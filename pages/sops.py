@@ -1,0 +1,3 @@
+from core.ui.views import sops
+
+sops.render()
