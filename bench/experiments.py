@@ -53,6 +53,17 @@ def _compare(domains: str, methods: str, optimizers: str, opt_runs: int) -> str:
     )
 
 
+SOP_DOMAINS = "email,calendar"
+
+
+def _sop(sub: str, extra: str) -> str:
+    """An EvoSOP command on WorkBench (email + calendar: look-up-then-act routines), Qwen 0.5B ReAct agent."""
+    return (
+        f"sop {sub} --benchmark workbench --domain {SOP_DOMAINS} --agent react --max-steps 4 --temperature 0.7 "
+        f"--constructor composer --reviewer evidence {extra}"
+    )
+
+
 # step -> (planned episodes, expected hours on 2 cores, commands)
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed, memory and API-Bank level-1 accuracy of every installed local model (195 samples each)
@@ -130,6 +141,32 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in API_BANK_GROUPS
         ],
     ),
+    # EvoSOP on WorkBench with the local model (the issue's offline experiment; Table 1, Figs. 2-4). The
+    # paper's protocol: 25 training trajectories in 5 mini-batches of 5, 10 epochs (the last 5 only merge,
+    # evaluate and review), the epoch with the best training TS kept, held-out test tasks at the end.
+    # Training TS is the optimization split (seeded sample of 25), test a seeded 40. Episodes: 25 atomic +
+    # <= 10 x 25 with SOPs (an epoch whose toolset did not change reuses its episodes) + 2 x 40 test; a
+    # WorkBench episode with Qwen 0.5B takes ~35 s (up to 4 calls), one process per core.
+    "sop-workbench-1": (
+        355,
+        3.5,
+        [_sop("evolve", "--variant full --max-train-tasks 25 --max-test-tasks 40 --epochs 10 --seed 0")],
+    ),
+    #  the ablations over 3 seeds: ReAct with atomic tools (every run's epoch 0 and atomic test), one-shot
+    #  induction (ASI-like), EvoSOP without merger, without reviewer, full; 20 training tasks, 8 epochs
+    #  (4 constructing), 30 test tasks. Per seed ~50 shared atomic + 50 ASI + 3 x ~130 episodes; one
+    #  process (one core), so run it beside another step; it reuses nothing of sop-workbench-1.
+    "sop-workbench-2": (
+        1500,
+        15.0,
+        [
+            _sop(
+                "compare",
+                "--variants asi,no-merge,no-review,full --seeds 0,1,2 --max-train-tasks 20 --max-test-tasks 30 "
+                "--epochs 8 --construct-epochs 4",
+            )
+        ],
+    ),
 }
 STEPS: dict[str, list[str]] = {k: v[2] for k, v in PLAN.items()}
 WAREHOUSE = {
@@ -137,6 +174,8 @@ WAREHOUSE = {
     "compare-api-bank-1": "data/compare-api-bank.duckdb",
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
+    "sop-workbench-1": "data/sop-workbench.duckdb",
+    "sop-workbench-2": "data/sop-workbench.duckdb",
 }
 
 

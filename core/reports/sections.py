@@ -159,6 +159,13 @@ def comparison(wh) -> str | None:
     return comparison_section(wh)
 
 
+@section(50, "EvoSOP: higher-order tools synthesised from trajectories (Table 1, Fig. 2)")
+def evosop(wh) -> str | None:
+    from core.sop.report import results_section
+
+    return results_section(wh)
+
+
 @section(60, "Tool-REX document expansion and tool retrieval")
 def toolrex(wh) -> str | None:
     from core.expansion.report import toolrex as render
