@@ -300,3 +300,19 @@ def test_a_finished_run_resumes_to_the_same_result_without_new_rows(warehouse, v
     again = _run(warehouse, _config(variant=variant))
     assert again.run_id == first.run_id and again.toolset.toolset_id == first.toolset.toolset_id
     assert {t: warehouse.scalar(f"SELECT count(*) FROM {t}") for t in tables} == counts
+
+
+def test_table1_and_the_results_section_render_stored_runs(warehouse) -> None:
+    from core.reports import render_results
+    from core.sop.report import table1
+
+    bench = OfficeBench(18)
+    for seed in (0, 1):
+        for variant in ("asi", "full"):
+            _run(warehouse, _config(variant=variant, seed=seed, epochs=2), bench=bench)
+    t1 = table1(warehouse)
+    assert list(t1["method"]) == ["atomic", "asi", "full"]
+    assert set(t1["seeds"]) == {2}
+    assert all("±" in v for v in t1["test TS %"]), "mean ± standard error over the seeds"
+    text = render_results(warehouse)
+    assert "## EvoSOP" in text and "| atomic |" in text and "reasoning rounds per epoch" in text

@@ -33,129 +33,45 @@ a re-run continues after the last stored epoch.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
-from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Call, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
 from core.docs import DocSet
 from core.evaluation import EvalBatch, RunnerEvaluator, error_output_check
 from core.sop.bench import SopBenchmark, tracing_factory
+from core.sop.config import (
+    ALGORITHM_VERSION,
+    VARIANTS,
+    GoldAccess,
+    GoldFactory,
+    Log,
+    SopConfig,
+    SopResult,
+    batches,
+    cap_tasks,
+    select_epoch,
+)
 from core.sop.engines import Constructor, EvidenceReviewer, Merger, Reviewer, make_engines
-from core.sop.executor import Limits
 from core.sop.mining import Experience
 from core.sop.model import Toolset, is_sop_tool
-from core.sop.review import Decision, PruneRules, aggregate, invocations_of, prune, writes_check
+from core.sop.review import Decision, aggregate, invocations_of, prune, writes_check
 from core.sop.store import EpochSummary, RunState, epoch_rows, load_state
 from core.warehouse.rows import SopResultRow
 
-ALGORITHM_VERSION = "evosop-1"
-VARIANTS = ("full", "no-merge", "no-review", "asi")
-Log = Callable[[str], None]
-
-
-class GoldAccess(Protocol):
-    """Ground truth of permitted tasks with an audit trail (`core.chisel.access.GroundTruth` fits)."""
-
-    def calls(self, task_id: str, purpose: str) -> tuple[Call, ...]: ...
-
-    def flush(self) -> int: ...
-
-
-GoldFactory = Callable[[str, Split, Sequence[Task]], GoldAccess]
-
-
-@dataclass(frozen=True)
-class SopConfig:
-    """Everything that defines an evolve run (its hash is the run id; `name` is a label)."""
-
-    benchmark: str = "workbench"
-    domains: tuple[str, ...] = ()
-    agent: AgentConfig = field(default_factory=AgentConfig)
-    variant: str = "full"
-    constructor: str = "composer"  # composer (offline) | llm
-    reviewer: str = "evidence"  # evidence (offline) | llm
-    model: str | None = None  # the LLM engines' model
-    epochs: int = 10
-    batch_size: int = 5
-    construct_epochs: int = 5
-    max_new: int = 3
-    max_len: int = 3
-    min_support: int = 1
-    repeats: int = 1
-    seed: int = 0
-    split_seed: int = 0
-    max_train_tasks: int | None = None
-    max_test_tasks: int | None = None
-    test: bool = True
-    limits: Limits = field(default_factory=Limits)
-    rules: PruneRules = field(default_factory=PruneRules)
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise ValueError(f"unknown EvoSOP variant {self.variant!r}; expected one of {VARIANTS}")
-        if self.epochs < 1 or self.batch_size < 1:
-            raise ValueError("epochs and batch_size must be at least 1")
-
-    @property
-    def merge(self) -> bool:
-        return self.variant in ("full", "no-review")
-
-    @property
-    def review(self) -> bool:
-        return self.variant in ("full", "no-merge")
-
-    @property
-    def n_epochs(self) -> int:
-        return 1 if self.variant == "asi" else self.epochs
-
-    def key(self, bench_key: str) -> dict[str, Any]:
-        out = asdict(self)
-        out.pop("name")
-        out["benchmark"] = bench_key
-        out["agent"] = self.agent.to_json()
-        out["algorithm"] = ALGORITHM_VERSION
-        if "llm" not in (self.constructor, self.reviewer):
-            out.pop("model")
-        return out
-
-
-@dataclass
-class SopResult:
-    run_id: str
-    epochs: list[EpochSummary]
-    best_epoch: int
-    toolset: Toolset
-    test: dict[str, Any] | None = None
-    cancelled: bool = False
-
-
-def select_epoch(epochs: Sequence[EpochSummary]) -> EpochSummary | None:
-    """The checkpoint to keep: best training TS over the SOP epochs; ties to fewer SOPs, rounds, earlier."""
-    candidates = [e for e in epochs if e.epoch >= 1]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda e: (round(e.ts, 9), -len(e.evaluated), -round(e.rounds, 9), -e.epoch))
-
-
-def batches(tasks: Sequence[Task], size: int, count: int, seed: int) -> list[list[Task]]:
-    """Seeded mini-batches of the training tasks (the first `count` chunks of a shuffle)."""
-    order = sorted(tasks, key=lambda t: t.task_id)
-    random.Random(f"evosop:{seed}").shuffle(order)
-    chunks = [order[i : i + size] for i in range(0, len(order), size)]
-    return chunks[:count]
-
-
-def _cap(tasks: Sequence[Task], limit: int | None, seed: int, part: str) -> list[Task]:
-    ordered = sorted(tasks, key=lambda t: t.task_id)
-    if not limit or len(ordered) <= limit:
-        return ordered
-    return sorted(random.Random(f"evosop:{seed}:{part}").sample(ordered, limit), key=lambda t: t.task_id)
+__all__ = [
+    "ALGORITHM_VERSION",
+    "VARIANTS",
+    "Evolution",
+    "GoldAccess",
+    "SopConfig",
+    "SopResult",
+    "evolve",
+    "select_epoch",
+]
 
 
 def _summary(epoch: int, batch: EvalBatch, toolset: Toolset, **kw: Any) -> EpochSummary:
@@ -251,7 +167,7 @@ class Evolution:
         all_tasks = self.base.tasks()
         tasks = select_tasks(self.base, all_tasks, domains=list(cfg.domains) or None)
         split = get_or_create_split(self.wh, self.key, all_tasks, seed=cfg.split_seed)
-        train = _cap(split.tasks(tasks, "opt"), cfg.max_train_tasks, cfg.seed, "opt")
+        train = cap_tasks(split.tasks(tasks, "opt"), cfg.max_train_tasks, cfg.seed, "opt")
         if not train:
             raise ValueError(
                 f"no training (opt split) tasks for {self.key} {list(cfg.domains) or 'all domains'}"
@@ -429,7 +345,7 @@ class Evolution:
 
     def _test(self, split: Split, tasks: Sequence[Task], toolset: Toolset) -> dict[str, Any]:
         """The final evaluation: atomic tools and the selected toolset on the same held-out test tasks."""
-        test = _cap(split.tasks(tasks, "test"), self.config.max_test_tasks, self.config.seed, "test")
+        test = cap_tasks(split.tasks(tasks, "test"), self.config.max_test_tasks, self.config.seed, "test")
         out: dict[str, Any] = {"n": len(test)}
         for label, ts in (("atomic", Toolset()), ("sop", toolset)):
             batch = self._evaluate(ts, test, "test", "sop-test", {"docs": label})

@@ -7,6 +7,7 @@ and docs/RESULTS.md all render these, so they never disagree.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -19,9 +20,17 @@ from core.sop.store import load_state
 from core.tables import markdown_table
 
 
+def _domains(value: Any) -> str:
+    try:
+        items = json.loads(value) if isinstance(value, str) else list(value or [])
+    except ValueError:
+        return str(value)
+    return ",".join(str(x) for x in items) or "all domains"
+
+
 def runs(wh: Any) -> pd.DataFrame:
     """Every evolve run with its latest status and, when finished, its result row."""
-    return wh.query(
+    df = wh.query(
         """SELECT r.run_id, r.name, r.benchmark, r.created_at,
                   json_extract_string(r.config, '$.variant') AS variant,
                   json_extract_string(r.config, '$.constructor') AS constructor,
@@ -34,6 +43,8 @@ def runs(wh: Any) -> pd.DataFrame:
            FROM runs r LEFT JOIN sop_results x USING (run_id)
            WHERE r.kind = 'sop' ORDER BY r.created_at DESC"""
     )
+    df["domains"] = df["domains"].map(_domains)
+    return df
 
 
 def epochs_frame(wh: Any, run_id: str) -> pd.DataFrame:
@@ -195,7 +206,7 @@ def results_section(wh: Any) -> str | None:
         view["ts"] = (100 * view["ts"]).round(1)
         view["rounds"] = view["rounds"].round(2)
         parts += [
-            f"*{r['variant']} on {r['benchmark']} {r['domains'] or ''}, {r['model']}, seed {r['seed']} "
+            f"*{r['variant']} on {r['benchmark']} ({r['domains']}), {r['model']}, seed {r['seed']} "
             f"(run `{r['run_id']}`): training TS % and reasoning rounds per epoch (epoch 0 = atomic tools), "
             f"best epoch {r['best_epoch']}*",
             markdown_table(view.rename(columns={"ts": "TS %", "rounds": "rounds/episode", "sops": "SOPs"})),
