@@ -20,6 +20,8 @@ from core.docs import ToolDoc
 from core.warehouse.records import Event, content_hash
 
 PARADIGMS = ("react", "multi")
+# Error classes of tool calls that were recorded but never reached a tool.
+NOT_RUN = ("unknown_tool", "bad_arguments", "too_many_calls")
 DOC_MODES = ("native", "text")
 
 
@@ -156,12 +158,12 @@ class EpisodeContext:
         return [d.tool for d in self.docs]
 
     def calls_in_reply(self) -> int:
-        """Tool-call events since the latest model reply (the calls that reply asked for)."""
+        """Tool calls run (or tried) since the latest model reply; rejected ones do not count."""
         n = 0
         for ev in reversed(self.recorder.events):
             if ev.kind == "model_call":
                 break
-            n += ev.kind == "tool_call"
+            n += ev.kind == "tool_call" and ev.error_class not in NOT_RUN
         return n
 
     def reject(self, tool: str | None, args: Any, error_class: str, message: str) -> str:

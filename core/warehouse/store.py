@@ -272,11 +272,13 @@ def insert_rows(
     if rows is df:
         df = df.copy()  # the caller's frame is not ours to rewrite
     for col in df.columns:
-        if df[col].dtype != object:
-            continue
-        if col not in list_cols and df[col].map(lambda v: isinstance(v, dict | list | tuple)).any():
-            df[col] = df[col].map(_jsonable)
-        df[col] = df[col].map(redactor.value)
+        dtype = df[col].dtype
+        if dtype == object:
+            if col not in list_cols and df[col].map(lambda v: isinstance(v, dict | list | tuple)).any():
+                df[col] = df[col].map(_jsonable)
+            df[col] = df[col].map(redactor.value)
+        elif pd.api.types.is_string_dtype(dtype):  # pandas' own string columns (the default since 3.0)
+            df[col] = df[col].map(redactor.text, na_action="ignore")
     verb = "INSERT OR IGNORE INTO" if ignore_existing and table not in _LOG_TABLES else "INSERT INTO"
     con.register("_incoming", df)
     try:
