@@ -173,10 +173,10 @@ class InnerCall:
     """An atomic call a composite tool (an EvoSOP SOP) made on the sandbox while it ran.
 
     A sandbox that runs composite tools hands these out through an optional
-    `take_inner_calls() -> list[InnerCall]` after each call; the episode
-    context records each one as a tool-call event under its parent and adds it
-    to the episode's calls, so end-state and call-matching scorers see the
-    atomic calls that changed the state.
+    `take_inner_calls() -> list[InnerCall]` after each call; whoever drives the
+    episode (EvoSOP wraps the agent for this) records each one as a tool-call
+    event under its parent and adds it to the episode's calls, so end-state
+    and call-matching scorers see the atomic calls that changed the state.
     """
 
     call: Call
