@@ -146,3 +146,29 @@ def test_wrong_arguments_are_the_callers_error_not_a_defect() -> None:
     with pytest.raises(ToolError, match="unexpected argument") as err:
         box.execute(Call(sops[0].tool, {"name": "Ann", "text": "x", "cc": "y"}))
     assert "defect" not in str(err.value)
+
+
+def test_an_sop_call_may_not_outlive_the_episode() -> None:
+    """The episode context passes its time left (`accepts_timeout`); the SOP's wall clock shrinks to it."""
+    import time
+
+    from core.benchmarks.base import ToolError
+    from core.docs import ToolDoc
+    from core.sop.model import Sop
+
+    bench = OfficeBench(3)
+    hang = Sop(
+        name="hang",
+        doc=ToolDoc(tool="sop.hang", name="hang"),
+        code="def hang():\n    while True:\n        pass\n",
+        uses=("contacts.lookup",),
+        origin="manual",
+    )
+    box = SopBenchmark(bench, Toolset([hang]), limits=Limits(cpu_s=30, wall_s=30)).new_sandbox(
+        bench.tasks()[0]
+    )
+    assert box.accepts_timeout
+    t0 = time.monotonic()
+    with pytest.raises(ToolError, match=r"defect: wall_time"):
+        box.execute(Call("sop.hang", {}), timeout_s=0.5)
+    assert time.monotonic() - t0 < 3

@@ -80,13 +80,24 @@ class SopSandbox:
     def _note(self, inner: InnerCall) -> None:
         self._pending.setdefault(threading.get_ident(), []).append(inner)
 
-    def execute(self, call: Call) -> str:
+    # The episode context passes its time left when a sandbox accepts it: an SOP (and each of its inner
+    # calls, when the base sandbox bounds them too) may not outlive the episode.
+    accepts_timeout = True
+
+    def _run_inner(self, call: Call, timeout_s: float | None) -> str:
+        if timeout_s is not None and getattr(self.inner, "accepts_timeout", False):
+            return self.inner.execute(call, timeout_s=timeout_s)  # type: ignore[call-arg]
+        return self.inner.execute(call)
+
+    def execute(self, call: Call, timeout_s: float | None = None) -> str:
         sop = self.toolset.get(call.tool)
         if sop is None:
-            return self.inner.execute(call)
+            return self._run_inner(call, timeout_s)
         args = dict(call.args)
         _check_args(sop, args)
-        outcome = self.executor.run(sop.code, sop.name, args, lambda tool, a: self._atomic(sop, tool, a))
+        outcome = self.executor.run(
+            sop.code, sop.name, args, lambda tool, a: self._atomic(sop, tool, a, timeout_s), wall_s=timeout_s
+        )
         self.invocations.append(
             {"sop": sop.name, "ok": outcome.ok, "defect": outcome.defect, "calls": len(outcome.calls)}
         )
@@ -94,7 +105,7 @@ class SopSandbox:
             raise ToolError(f"SOP {sop.name} stopped (defect: {outcome.defect}): {outcome.error}")
         return outcome.value or ""
 
-    def _atomic(self, sop: Sop, tool: str, args: dict[str, Any]) -> ToolReply:
+    def _atomic(self, sop: Sop, tool: str, args: dict[str, Any], timeout_s: float | None = None) -> ToolReply:
         """One inner call of `sop`, on the real sandbox; only the atomic tools the SOP declares."""
         if is_sop_tool(tool) or tool not in sop.uses:
             return ToolReply(
@@ -103,7 +114,7 @@ class SopSandbox:
         t0 = time.monotonic()
         call = Call(tool, args)
         try:
-            output = self.inner.execute(call)
+            output = self._run_inner(call, timeout_s)
         except ToolError as exc:
             msg = str(exc) or type(exc).__name__
             self._note(InnerCall(call, error=msg, latency_s=time.monotonic() - t0))

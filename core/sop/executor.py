@@ -198,10 +198,16 @@ class Executor:
         for w in idle:
             w.kill()
 
-    def run(self, code: str, function: str, args: dict[str, Any], tool: ToolFn) -> Outcome:
-        """Call `function` of `code` with `args`; tool calls go to `tool`. Never raises for the code's faults."""
+    def run(
+        self, code: str, function: str, args: dict[str, Any], tool: ToolFn, *, wall_s: float | None = None
+    ) -> Outcome:
+        """Call `function` of `code` with `args`; tool calls go to `tool`. Never raises for the code's faults.
+
+        `wall_s` shortens the wall-clock limit for this call (e.g. to what is left of an episode).
+        """
         t0 = time.monotonic()
-        deadline = t0 + self.limits.wall_s
+        budget = self.limits.wall_s if wall_s is None else max(0.0, min(self.limits.wall_s, wall_s))
+        deadline = t0 + budget
         out = Outcome(ok=False)
         try:
             worker = self._take()
@@ -251,7 +257,7 @@ class Executor:
                     break
         except TimeoutError:
             out.defect = "wall_time"
-            out.error = f"stopped at its wall-time limit of {self.limits.wall_s:g} s"
+            out.error = f"stopped at its wall-time limit of {budget:g} s"
         except _Dead:
             out.defect, out.error = worker.exit_reason()
         except (ValueError, OSError) as exc:  # a garbled message: the worker is not trusted further
