@@ -174,3 +174,26 @@ def test_validation_is_topped_up_to_the_minimum_from_the_domain() -> None:
         [t.task_id for t in pool_validation([few, many], 4, seed=s)[0].val] != a_val for s in range(1, 6)
     )
     assert pool_validation([few], 4)[0] == few  # nothing to pool from
+
+
+def test_selection_weighs_validation_and_the_optimization_rerun_by_their_episodes() -> None:
+    """A candidate that gains 2 validation episodes while losing 4 of its own tasks' episodes is not chosen."""
+    from core.chisel.types import Evaluation
+
+    d0 = ToolDoc(tool="t", name="t", description="x")
+    base = dict(
+        base_val_ts=5 / 12, base_opt_ts=9 / 18, val_run="", opt_run="", accepted=True, n_val=12, n_opt=18
+    )
+    val_up_opt_down = Evaluation(val_ts=7 / 12, opt_ts=5 / 18, **base)
+    both_up = Evaluation(val_ts=6 / 12, opt_ts=10 / 18, **base)
+    assert val_up_opt_down.delta < 0 < both_up.delta
+    kept = select(d0, 5 / 12, [Candidate(d0.add("UG", "a"), val_up_opt_down, 5, 1)])
+    assert kept.doc == d0 and "does not improve" in kept.reason
+    chosen = select(
+        d0,
+        5 / 12,
+        [Candidate(d0.add("UG", "a"), val_up_opt_down, 5, 1), Candidate(d0.add("UG", "b"), both_up, 9, 2)],
+    )
+    assert chosen.doc == d0.add("UG", "b")
+    # the paper's rule looks at validation only
+    assert select(d0, 5 / 12, [Candidate(d0.add("UG", "a"), val_up_opt_down, 5, 1)], "paper").doc != d0

@@ -145,13 +145,22 @@ def judge(profile: ToolProfile, val: EvalBatch, opt: EvalBatch) -> Evaluation:
         base_val_partial=profile.val.partial,
         opt_partial=opt.partial,
         base_opt_partial=profile.opt.partial,
+        n_val=len(val.traces),
+        n_opt=len(opt.traces),
     )
 
 
-def _signal(val_ts: float, opt_ts: float, val_partial: float, opt_partial: float) -> tuple[float, ...]:
-    """What selection compares, most important first: TS on validation, TS on the optimization
-    re-run, then partial credit (validation, optimization) only to break exact TS ties."""
-    return (round(val_ts, 9), round(opt_ts, 9), round(val_partial, 9), round(opt_partial, 9))
+def _signal(ev: Evaluation, base: bool = False) -> tuple[float, ...]:
+    """What the evidence rule compares: TS over every evaluated episode, then partial credit.
+
+    Validation alone is a handful of tasks (with pooling, mostly other tools'
+    ones); the optimization re-run is the tool's own tasks. Together they are
+    the largest sample a candidate was judged on, so a candidate that gains on
+    validation while losing more on its own tasks is not preferred.
+    """
+    if base:
+        return (round(ev.base_combined_ts, 9), round(ev.base_combined_partial, 9))
+    return (round(ev.combined_ts, 9), round(ev.combined_partial, 9))
 
 
 def select(
@@ -163,10 +172,12 @@ def select(
     validation sets: when every candidate merely *ties* the original (TS⁰ = 0
     with one or two validation tasks is common with weak models), the shortest
     tie replaces the original without any evidence that it is better.
-    `rule="evidence"` (the default) breaks validation ties by the re-run of the
-    optimization set, then by call-level partial credit, before length, and
-    keeps the original unless the best candidate beats it on that same
-    ordering — an accepted candidate still has to show *some* improvement.
+    `rule="evidence"` (the default) ranks the accepted candidates by TS over
+    all their evaluated episodes (validation and the optimization re-run),
+    breaks exact ties by call-level partial credit, then length, and keeps the
+    original unless the best candidate beats it on that same ordering — an
+    accepted candidate still has to show an improvement on the largest sample
+    it was judged on.
     """
     if rule not in SELECTIONS:
         raise ValueError(f"selection rule must be one of {SELECTIONS}, not {rule!r}")
@@ -181,18 +192,12 @@ def select(
         ev = c.evaluation
         if rule == "paper":
             return (-ev.val_ts, c.tokens, c.iteration)
-        return (
-            *(-x for x in _signal(ev.val_ts, ev.opt_ts, ev.val_partial, ev.opt_partial)),
-            c.tokens,
-            c.iteration,
-        )
+        return (*(-x for x in _signal(ev)), c.tokens, c.iteration)
 
     best = min(kept, key=rank)
     ev = best.evaluation
     if rule == "evidence":
-        now = _signal(ev.val_ts, ev.opt_ts, ev.val_partial, ev.opt_partial)
-        before = _signal(base_val, ev.base_opt_ts, ev.base_val_partial, ev.base_opt_partial)
-        if now <= before:
+        if _signal(ev) <= _signal(ev, base=True):
             return Selection(
                 d0,
                 base_val,

@@ -510,7 +510,7 @@ class Optimizer:
         reg_traces = [t for t in opt.traces if t.task_id in set(ev.regressions)]
         self.engine.update_memory(ctx, memory, related, plan, cand, ev, reg_traces)
         lineage.store_memory(self.wh, self.run_id, memory, ctx.tool, n)
-        outcome = outcome_of(ev.val_ts - p.base_val, len(ev.fixed), len(ev.regressions))
+        outcome = outcome_of(ev.delta, len(ev.fixed), len(ev.regressions))
         ctx.history.append(
             IterationRecord(n, [o.key() for o in plan.operations], cand.doc_id, plan, cand, ev, outcome)
         )

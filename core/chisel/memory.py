@@ -124,7 +124,7 @@ class DomainMemory:
 
 
 def outcome_of(val_delta: float, fixed: int, regressions: int) -> str:
-    """How an iteration went: effective, harmful or neutral (validation first, then opt)."""
+    """How an iteration went: effective, harmful or neutral (the TS change first, then fixed vs regressed tasks)."""
     if val_delta > 1e-9:
         return "effective"
     if val_delta < -1e-9:

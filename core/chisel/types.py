@@ -136,6 +136,36 @@ class Evaluation(BaseModel):
     base_val_partial: float = 0.0
     opt_partial: float = 0.0
     base_opt_partial: float = 0.0
+    # Episodes behind val_ts and opt_ts (the original's profile covers the same tasks and samples).
+    n_val: int = 0
+    n_opt: int = 0
+
+    def _pooled(self, val: float, opt: float) -> float:
+        if self.n_val + self.n_opt == 0:
+            return (val + opt) / 2
+        return (val * self.n_val + opt * self.n_opt) / (self.n_val + self.n_opt)
+
+    @property
+    def combined_ts(self) -> float:
+        """TS over every episode of the evaluation (validation and the optimization re-run)."""
+        return self._pooled(self.val_ts, self.opt_ts)
+
+    @property
+    def base_combined_ts(self) -> float:
+        return self._pooled(self.base_val_ts, self.base_opt_ts)
+
+    @property
+    def combined_partial(self) -> float:
+        return self._pooled(self.val_partial, self.opt_partial)
+
+    @property
+    def base_combined_partial(self) -> float:
+        return self._pooled(self.base_val_partial, self.base_opt_partial)
+
+    @property
+    def delta(self) -> float:
+        """The candidate's TS change over all its evaluated episodes: what memory credits its operations with."""
+        return self.combined_ts - self.base_combined_ts
 
 
 def jsonable(obj: Any) -> Any:

@@ -392,7 +392,7 @@ class EvidenceEngine:
     ) -> None:
         if not memory.enabled:
             return
-        delta = evaluation.val_ts - evaluation.base_val_ts
+        delta = evaluation.delta  # over validation and the optimization re-run: the larger sample
         outcome = outcome_of(delta, len(evaluation.fixed), len(evaluation.regressions))
         it = ctx.iteration
         for d in diagnoses:
