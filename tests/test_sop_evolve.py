@@ -132,7 +132,7 @@ def test_sops_come_from_training_tasks_only_and_the_test_split_is_touched_once(w
 
 
 def test_the_reviewer_prunes_an_sop_that_always_fails(warehouse) -> None:
-    cons = _Plus({1: [BROKEN]})
+    cons = _Plus({1: [BROKEN], 2: [BROKEN]})  # offered again after its pruning: it stays out
     res = _run(warehouse, _config(), engines=(cons, OfflineMerger(), EvidenceReviewer()))
     e1 = next(e for e in res.epochs if e.epoch == 1)
     assert BROKEN.sop_id in e1.evaluated and BROKEN.sop_id in e1.pruned

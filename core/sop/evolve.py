@@ -240,12 +240,13 @@ class Evolution:
             new, rejected = self.constructor.construct(
                 flat, self.atomic, current, run_id=self.run_id, epoch=epoch
             )
-        new = [s for s in new if s.tool not in current]
+        banned = _pruned_before(state)
+        new = [s for s in new if s.tool not in current and not _is_banned(s, banned)]
         grown = current.union(new)
         merged = []
         if cfg.merge:
             merged, merge_rejected = self.merger.merge(grown, self.atomic, run_id=self.run_id, epoch=epoch)
-            merged = [s for s in merged if s.tool not in grown]
+            merged = [s for s in merged if s.tool not in grown and not _is_banned(s, banned)]
             rejected = [*rejected, *merge_rejected]
         evaluated = grown.union(merged)
         for s in (*new, *merged):
@@ -385,6 +386,17 @@ class Evolution:
             base_test_run=atomic.get("run_id"),
             detail={"domains": list(self.config.domains), "reviewer": self.config.reviewer},
         )
+
+
+def _pruned_before(state: RunState) -> tuple[set[str], set[str]]:
+    """(ids, pattern keys) of every SOP pruned in an earlier epoch: once crossed out, never back (Fig. 4)."""
+    ids = {i for e in state.epochs for i in e.pruned}
+    patterns = {state.sops[i].pattern for i in ids if i in state.sops and state.sops[i].pattern}
+    return ids, patterns
+
+
+def _is_banned(sop: Any, banned: tuple[set[str], set[str]]) -> bool:
+    return sop.sop_id in banned[0] or bool(sop.pattern and sop.pattern in banned[1])
 
 
 class _Cancelled(Exception):

@@ -22,6 +22,9 @@ from typing import Any
 
 _NUMPY_SCALAR = re.compile(r"np\.(?:int|float|str_|bool_|uint)\w*\(([^()]*)\)")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_NUMPY_STRINGS = re.compile(
+    r"""^\[\s*(?:(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s+)+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*\]$"""
+)
 _EMPTY = re.compile(r"^\s*no\b.*\bfound\.?\s*$", re.I)
 
 
@@ -37,6 +40,8 @@ def parse(text: Any) -> Any:
     except ValueError:
         pass
     cleaned = _NUMPY_SCALAR.sub(r"\1", s)
+    if _NUMPY_STRINGS.match(cleaned):  # literal_eval would glue ['a' 'b'] into ['ab']
+        return [a if a or not b else b for a, b in _QUOTED.findall(cleaned)]
     try:
         return ast.literal_eval(cleaned)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
