@@ -211,4 +211,27 @@ def results_section(wh: Any) -> str | None:
             f"best epoch {r['best_epoch']}*",
             markdown_table(view.rename(columns={"ts": "TS %", "rounds": "rounds/episode", "sops": "SOPs"})),
         ]
+        life = lifetimes_table(lifecycle_frame(wh, r["run_id"]))
+        if not life.empty:
+            parts += [
+                "SOP lifetimes (Fig. 4): successful / all invocations per epoch, ✗ where pruned",
+                markdown_table(life),
+            ]
     return "\n\n".join(parts)
+
+
+def lifetimes_table(life: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 4 as a table: one row per SOP, one column per epoch, `successes/invocations` (✗ where pruned)."""
+    if life.empty:
+        return pd.DataFrame()
+    cell = life.assign(
+        cell=[
+            f"{s}/{n}" + (" ✗" if p else "")
+            for s, n, p in zip(life["successes"], life["invocations"], life["pruned"], strict=True)
+        ]
+    )
+    table = cell.pivot_table(
+        index=["name", "origin"], columns="epoch", values="cell", aggfunc="first"
+    ).fillna("")
+    table.columns = [f"e{c}" for c in table.columns]
+    return table.reset_index()
