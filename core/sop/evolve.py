@@ -189,10 +189,10 @@ class Evolution:
             self.wh.record(epoch_rows(self.run_id, summary, [], {}, [], []))
             state.epochs.append(summary)
         self._progress(1, total, "epoch 0: atomic tools")
-        experiences = self._experiences(atomic_batch, train)
         chunks = batches(
             train, len(train) if cfg.variant == "asi" else cfg.batch_size, cfg.construct_epochs, cfg.seed
         )
+        experiences = self._experiences(atomic_batch, [t for chunk in chunks for t in chunk])
         current = state.toolset(state.epochs[-1].kept) if state.epochs else Toolset()
         for epoch in range(1, cfg.n_epochs + 1):
             if self._stopped():
@@ -212,14 +212,14 @@ class Evolution:
             "reviewer": getattr(self.reviewer, "name", "custom"),
         }
 
-    def _experiences(self, batch: EvalBatch, train: Sequence[Task]) -> dict[str, list[Experience]]:
-        """task id -> its epoch-0 traces with the gold calls (read through the audited accessor)."""
-        out: dict[str, list[Experience]] = {t.task_id: [] for t in train}
-        gold = {t.task_id: self._gold(t.task_id, "sop-construct") or () for t in train}
+    def _experiences(self, batch: EvalBatch, tasks: Sequence[Task]) -> dict[str, list[Experience]]:
+        """task id -> its epoch-0 traces with the gold calls, for the tasks the batches hold (audited reads)."""
+        out: dict[str, list[Experience]] = {t.task_id: [] for t in tasks}
+        gold = {t.task_id: self._gold(t.task_id, "sop-construct") or () for t in tasks}
         for trace in batch.traces:
-            out.setdefault(trace.task_id, []).append(
-                Experience(trace.task_id, trace, gold.get(trace.task_id, ()))
-            )
+            if trace.task_id not in out:
+                continue
+            out[trace.task_id].append(Experience(trace.task_id, trace, gold.get(trace.task_id, ())))
         for tid, exps in out.items():
             if not exps:
                 exps.append(Experience(tid, None, gold.get(tid, ())))
@@ -255,7 +255,7 @@ class Evolution:
         if batch.cancelled:
             raise _Cancelled
         invocations = invocations_of(self.wh, batch, evaluated)
-        gold = {t.task_id: self._gold(t.task_id, "sop-review") for t in train} if invocations else {}
+        gold = {tid: self._gold(tid, "sop-review") for tid in sorted({inv.task_id for inv in invocations})}
         by_tool = {s.tool: s for s in evaluated}
         # without the Reviewer (ablation) invocations are still labelled from the evidence, for the record
         reviewer = self.reviewer if cfg.review else EvidenceReviewer()
