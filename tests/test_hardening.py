@@ -120,6 +120,46 @@ def test_item_00_provider_outage_is_not_an_episode_and_is_retried(warehouse: War
     assert (second.ran, second.reused, second.infra_failed) == (2, 0, 0)
 
 
+def test_item_00_a_stored_missing_model_failure_is_run_again(warehouse: Warehouse) -> None:
+    """Episodes stored by the old code as the agent's error ('LocalModelUnavailable: ...') are not reused."""
+    bench = load_user_benchmark(NOTES)
+    model = script(answer_directly, name="installed-now")
+    plan = RunPlan(bench, bench.original_docs(), AgentConfig(model=model.model), [bench.task("lookup-1")])
+    run(warehouse, plan, concurrency=1)
+    episode_id = warehouse.scalar("SELECT episode_id FROM episodes")
+    stored = warehouse.query("SELECT * FROM episodes").iloc[0].to_dict()
+    with warehouse.transaction() as con:  # what the old code stored when the model was missing
+        con.execute("DELETE FROM episodes")
+    from core.warehouse import Episode
+
+    legacy = Episode(
+        **{
+            k: stored[k]
+            for k in (
+                "episode_id",
+                "run_id",
+                "benchmark",
+                "task_id",
+                "domain",
+                "docset_id",
+                "config_id",
+                "repeat",
+                "model",
+                "paradigm",
+            )
+        },
+        success=False,
+        tool_correct=False,
+        error="LocalModelUnavailable: llama-cpp-python is not installed",
+        error_class="agent_error",
+    )
+    warehouse.record_episode(legacy, [])
+    again = run(warehouse, plan, concurrency=1)
+    assert (again.ran, again.reused) == (1, 0)
+    assert warehouse.scalar("SELECT count(*) FROM episodes WHERE episode_id = ?", [episode_id]) == 1
+    assert warehouse.scalar("SELECT error FROM episodes") is None
+
+
 def test_item_00_rejected_key_stops_the_run(warehouse: Warehouse, llm_gateway) -> None:
     import litellm
 

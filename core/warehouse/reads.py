@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.docs import DocSet, ToolDoc
+from core.warehouse.records import LEGACY_INFRA_SQL
 from core.warehouse.store import Store
 
 
@@ -35,10 +36,12 @@ class Reads(Store):
         return DocSet([ToolDoc.model_validate_json(r[0]) for r in rows], name=rows[0][1] or "")
 
     def existing_episodes(self, episode_ids: Sequence[str]) -> set[str]:
+        """The given episodes that are stored (legacy infrastructure failures do not count: they re-run)."""
         if not episode_ids:
             return set()
         rows = self.rows(
-            "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+            "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
+            f"AND NOT {LEGACY_INFRA_SQL}",
             [list(episode_ids)],
         )
         return {r[0] for r in rows}

@@ -14,6 +14,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 EVENT_KINDS = ("model_call", "thought", "tool_call", "final_answer", "error")
+# Episodes stored before failures outside the agent were told apart (core.runner.infra): a missing
+# local model or a rejected key recorded as the agent's error. They measure nothing, so runs do not
+# reuse them: the next run of the command replaces them with real episodes. (SQL over `episodes`.)
+LEGACY_INFRA_SQL = (
+    "coalesce(error_class = 'agent_error' AND (starts_with(error, 'LocalModelUnavailable:') "
+    "OR starts_with(error, 'AuthenticationError:') OR starts_with(error, 'PermissionDeniedError:')), false)"
+)
 
 
 def content_hash(*parts: Any, n: int = 16) -> str:

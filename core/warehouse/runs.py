@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.liveness import owner_alive
-from core.warehouse.records import now
+from core.warehouse.records import LEGACY_INFRA_SQL, now
 from core.warehouse.store import Store, insert_rows
 
 ALIVE = Callable[[str], bool]
@@ -57,7 +57,9 @@ class RunControl(Store):
             done = {
                 r[0]
                 for r in con.execute(
-                    "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+                    "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
+                    f"AND NOT {LEGACY_INFRA_SQL}",
+                    [ids],
                 ).fetchall()
             }
             claims = dict(

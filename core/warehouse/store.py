@@ -273,7 +273,7 @@ def insert_rows(
         df = df.copy()  # the caller's frame is not ours to rewrite
     for col in df.columns:
         dtype = df[col].dtype
-        if dtype == object:
+        if pd.api.types.is_object_dtype(dtype):
             if col not in list_cols and df[col].map(lambda v: isinstance(v, dict | list | tuple)).any():
                 df[col] = df[col].map(_jsonable)
             df[col] = df[col].map(redactor.value)

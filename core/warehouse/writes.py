@@ -19,7 +19,7 @@ from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
 from core.liveness import process_owner
 from core.redaction import redact
-from core.warehouse.records import Episode, Event, content_hash, event_row, now
+from core.warehouse.records import LEGACY_INFRA_SQL, Episode, Event, content_hash, event_row, now
 from core.warehouse.rows import Row
 from core.warehouse.store import Store, insert_rows
 
@@ -291,10 +291,24 @@ class Writes(Store):
                 existing |= {
                     r[0]
                     for r in con.execute(
-                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
+                        f"AND NOT {LEGACY_INFRA_SQL}",
                         [chunk],
                     ).fetchall()
                 }
+                # a legacy infrastructure failure under the same id gives way to the real episode
+                legacy = [
+                    r[0]
+                    for r in con.execute(
+                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
+                        f"AND {LEGACY_INFRA_SQL}",
+                        [chunk],
+                    ).fetchall()
+                ]
+                for table in ("events", "episodes") if legacy else ():
+                    con.execute(
+                        f"DELETE FROM {table} WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))", [legacy]
+                    )
             new_eps = [r for r in ep_rows if r["episode_id"] not in existing]
             new_evs = [r for r in ev_rows if r["episode_id"] not in existing]
             insert_rows(con, "episodes", new_eps)
