@@ -214,6 +214,16 @@ class UserBenchmark:
                 self._gold[task.task_id] = run
             return run
 
+    def remember_gold(self, task: Task, replayed: UserSandbox) -> None:
+        """Use a sandbox that ran exactly the task's gold calls as its gold run (unless one is known)."""
+        with self._lock:
+            if task.task_id not in self._gold and list(replayed.calls) == list(task.gold):
+                self._gold[task.task_id] = GoldRun(
+                    fresh_state(replayed.state),
+                    tuple(replayed.crashes),
+                    replayed.state != self.initial_state,
+                )
+
     def mode_for(self, task: Task) -> str:
         """'state' or 'calls' for this task (see the module docstring)."""
         if self.manifest.scoring != "auto":

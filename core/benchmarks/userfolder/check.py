@@ -31,6 +31,8 @@ def check(bench: UserBenchmark) -> dict[str, Any]:
                 ok_calls += 1
             except Exception as exc:  # noqa: BLE001 - reported, the check goes on
                 failures.append({"task_id": task.task_id, "call": call.render(), "error": str(exc)})
+        # this replay is the task's gold run: a hanging or crashing tool is not run a second time
+        bench.remember_gold(task, sandbox)
         score = bench.score(task, task.gold, None, sandbox)
         modes[bench.mode_for(task)] += 1
         if score.success and score.tool_correct:
