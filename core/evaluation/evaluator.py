@@ -86,7 +86,7 @@ class RunnerEvaluator:
         kind: str = "eval",
         label: Mapping[str, Any] | None = None,
     ) -> EvalBatch:
-        from core.runner import RunPlan, run
+        from core.runner import RunAborted, RunPlan, run
 
         label = dict(label or {})
         plan = RunPlan(
@@ -108,6 +108,12 @@ class RunnerEvaluator:
             parent_run=self.parent_run,
             cancelled=self.cancelled,
         )
+        if res.infra_failed:
+            # An optimizer must not accept or reject a doc on the tasks an outage left out.
+            raise RunAborted(
+                f"{res.infra_failed} of {res.planned} episodes failed outside the agent (provider or "
+                "sandbox; see `docschisel warehouse failures`); run the command again to retry them"
+            )
         batch = load_batch(self.warehouse, res.run_id, part, docset.docset_id, self.is_error)
         return EvalBatch(
             batch.run_id,
