@@ -14,6 +14,7 @@ missing — nothing lost, nothing duplicated.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -288,6 +289,13 @@ def run(
                     or not (pending or queue or ready)
                 ):
                     flush()
+        except BaseException as exc:
+            # a crash or Ctrl-C says so in the run's log at once (a kill is caught by the next command)
+            status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            with contextlib.suppress(Exception):
+                flush()
+                warehouse.set_run_status(run_id, status, {"error": f"{type(exc).__name__}: {exc}"[:500]})
+            raise
         finally:
             flush()  # what finished is stored even when the run stops on an error
             unrun = claimed | {eid for eid, _, _ in ready}
