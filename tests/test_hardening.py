@@ -606,3 +606,18 @@ def test_item_11_a_killed_run_is_marked_interrupted(tmp_path: Path) -> None:
     assert len(wh.mark_interrupted()) == 1
     assert wh.scalar("SELECT arg_max(status, ts) FROM run_status") == "interrupted"
     assert wh.scalar("SELECT count(*) FROM episode_claims") > 0  # the dead run's claims, taken over next time
+
+
+def test_parallel_calls_of_one_reply_keep_every_state_change(warehouse: Warehouse) -> None:
+    """The framework runs a reply's tool calls in threads; the episode's state must see all of them."""
+    bench = load_user_benchmark(NOTES)
+    adds = [tool_call("add_note", title=f"n{i}", body="b") for i in range(4)]
+    model = script(
+        lambda m: "Done." if m[-1]["role"] == "tool" else {"tool_calls": adds}, name="parallel-adds"
+    )
+    run(
+        warehouse,
+        RunPlan(bench, bench.original_docs(), AgentConfig(model=model.model), [bench.task("capture-1")]),
+    )
+    outputs = sorted(r[0] for r in warehouse.rows("SELECT output FROM events WHERE tool = 'add_note'"))
+    assert outputs == ["6", "7", "8", "9"]

@@ -67,9 +67,16 @@ class UserSandbox:
         self.offered = tuple(offered)
         self.calls: list[Call] = []
         self.crashes: list[str] = []
+        # Calls of one episode run one after the other: parallel tool calls of one model reply
+        # would otherwise each take the same state to a worker and the last reply would win.
+        self._lock = threading.Lock()
 
     def execute_raw(self, call: Call, *, timeout_s: float | None = None) -> Reply:
         """Run one call; bad calls and tool failures raise ToolError (with its error class)."""
+        with self._lock:
+            return self._execute(call, timeout_s)
+
+    def _execute(self, call: Call, timeout_s: float | None) -> Reply:
         self.calls.append(call)
         spec = self.bench.toolkit.tools.get(call.tool)
         if spec is None or call.tool not in self.offered:
