@@ -139,12 +139,11 @@ def run_case(folder: Path, db: Path) -> int:
         import_user_folder,
         load_user_benchmark,
     )
+    from core.docs import ToolDoc
+    from core.docs.tokens import token_length
     from core.llm import script, tool_call
     from core.runner import RunPlan, run
     from core.warehouse import Warehouse
-
-    from core.docs import ToolDoc
-    from core.docs.tokens import token_length
 
     token_length(ToolDoc(tool="warm_up"))  # imports the tokenizer (litellm): start-up, not the folder's time
     t0 = time.monotonic()
