@@ -1,4 +1,9 @@
-"""Benchmarks by name: `workbench`, `workbench-all`, `api-bank`, or a path to a user folder.
+"""Benchmarks by name: `workbench`, `workbench-all`, `api-bank`, a path to a user folder, or an MCP server.
+
+An MCP server is `mcp:<stdio command>` or `mcp+http://host:port/mcp` with a
+tasks file (`tasks=` option, the CLI's `--tasks`), or a folder whose
+benchmark.json names its `server`. `mcp_benchmark_name(server, tasks)` gives
+the one-string name that carries both, for configs that store a name.
 
 The registry also gives each configured benchmark a `key` — its name plus the
 options that change what the agent sees — which goes into episode identities,
@@ -7,6 +12,7 @@ so the "all tools" and "domain tools" variants never share episodes.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,8 +33,30 @@ def benchmark_key(bench: Benchmark) -> str:
     return getattr(bench, "key", None) or bench.name
 
 
+def mcp_benchmark_name(server: str, tasks: str | os.PathLike) -> str:
+    """The name of an MCP benchmark that carries its tasks file: `mcp:{"server": ..., "tasks": ...}`."""
+    return "mcp:" + json.dumps({"server": server, "tasks": str(Path(tasks).expanduser().resolve())})
+
+
 def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **options: Any) -> Benchmark:
-    """Build a benchmark by registry name or user-folder path."""
+    """Build a benchmark by registry name, user-folder path or MCP server."""
+    from core.benchmarks.mcp.loader import is_mcp_folder, is_mcp_spec, load_mcp_benchmark
+
+    if is_mcp_spec(name):
+        tasks = options.pop("tasks", None)
+        body = name[4:].strip() if name.startswith("mcp:") else ""
+        if body.startswith("{"):
+            try:
+                carried = json.loads(body)
+                server, tasks = carried["server"], carried["tasks"]
+            except (ValueError, KeyError, TypeError):
+                raise UnknownBenchmarkError(f"unreadable MCP benchmark name {name!r}") from None
+            return load_mcp_benchmark(server, tasks)
+        if not tasks:
+            raise UnknownBenchmarkError(
+                f"{name!r} is an MCP server: give its tasks file too (--tasks PATH, docs/user-benchmarks.md)"
+            )
+        return load_mcp_benchmark(name, tasks)
     if name in ("workbench", "workbench-all"):
         from core.benchmarks.workbench import WorkBench
 
@@ -44,6 +72,8 @@ def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **option
         bench.key = f"api-bank/{tool_set}"
         return bench
     path = Path(name).expanduser()
+    if path.is_dir() and is_mcp_folder(path):
+        return load_mcp_benchmark(None, path)
     if path.is_dir():
         from core.benchmarks.userfolder import load_user_benchmark
 
@@ -51,7 +81,8 @@ def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **option
     known = ", ".join(BUILTIN)
     hint = " (no such folder)" if ("/" in name or name.startswith(".")) else ""
     raise UnknownBenchmarkError(
-        f"unknown benchmark {name!r}{hint}: use one of {known}, or the path of a benchmark folder"
+        f"unknown benchmark {name!r}{hint}: use one of {known}, the path of a benchmark folder, "
+        "or an MCP server (mcp:<command> or mcp+http://...)"
     )
 
 

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from core.cli.common import data_dir_option
+from core.cli.common import data_dir_option, tasks_option, with_tasks
 
 
 @click.group()
@@ -37,12 +37,14 @@ def list_cmd(data_dir: str | None) -> None:
 @command.command("check")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@tasks_option
 @data_dir_option
-def check_cmd(name: str, as_json: bool, data_dir: str | None) -> None:
+def check_cmd(name: str, as_json: bool, tasks_file: str | None, data_dir: str | None) -> None:
     """Replay every gold answer of NAME and report (exit 1 if any fails)."""
+    from core.benchmarks.mcp import McpBenchmark
     from core.benchmarks.registry import get_benchmark
 
-    bench = get_benchmark(name, data_dir)
+    bench = get_benchmark(with_tasks(name, tasks_file), data_dir)
     if name.startswith("workbench"):
         from core.benchmarks.workbench import check
 
@@ -53,6 +55,19 @@ def check_cmd(name: str, as_json: bool, data_dir: str | None) -> None:
             f"tasks correct against their own gold: {report['self_correct']}/{report['tasks']}\n"
             f"spot checks: {sum(report['spot_checks'].values())}/{len(report['spot_checks'])} "
             f"({report['seconds']} s)"
+        )
+        ok = report["ok"]
+    elif isinstance(bench, McpBenchmark):
+        from core.benchmarks.mcp import check as mcp_check
+
+        try:
+            report = mcp_check(bench)
+        finally:
+            bench.close()
+        text = (
+            f"{bench.name} (MCP server {report['server']}; {report['tasks']} tasks, {report['tools']} tools): "
+            f"gold calls executed {report['gold_calls_ok']}/{report['gold_calls']}, tasks correct against "
+            f"their own gold {report['self_correct']}/{report['tasks']} ({report['seconds']} s)"
         )
         ok = report["ok"]
     elif name.startswith("api-bank") or name == "apibank":

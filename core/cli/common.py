@@ -43,7 +43,10 @@ headroom_option = click.option(
     "'none' optimizes every tool.",
 )
 
-BENCHMARK_HELP = "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder."
+BENCHMARK_HELP = (
+    "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder | "
+    "mcp:<server command> or mcp+http://host:port/mcp (with --tasks)."
+)
 benchmark_option = click.option("--benchmark", "-b", default="api-bank", help=BENCHMARK_HELP)
 benchmarks_option = click.option(
     "--benchmark", "-b", "benchmarks", default="api-bank", help="Comma-separated: " + BENCHMARK_HELP
@@ -62,6 +65,27 @@ _TARGET_AGENT = (
     click.option("--max-steps", type=click.IntRange(min=1), default=6, help="Agent steps per episode."),
     click.option("--time-limit", type=float, default=180.0, help="Seconds per episode."),
 )
+
+
+tasks_option = click.option(
+    "--tasks",
+    "tasks_file",
+    type=click.Path(exists=True),
+    default=None,
+    help="Tasks of an MCP benchmark (tasks.jsonl, or its folder with benchmark.json); see docs/user-benchmarks.md.",
+)
+
+
+def with_tasks(benchmark: str, tasks_file: str | None) -> str:
+    """The benchmark name that carries an MCP server's tasks file (unchanged for other benchmarks)."""
+    if tasks_file is None:
+        return benchmark
+    from core.benchmarks.mcp.loader import is_mcp_spec
+    from core.benchmarks.registry import mcp_benchmark_name
+
+    if not is_mcp_spec(benchmark):
+        raise click.UsageError("--tasks goes with an MCP server benchmark (mcp:<command> or mcp+http://...)")
+    return mcp_benchmark_name(benchmark, tasks_file)
 
 
 def target_agent_options(fn):

@@ -7,7 +7,15 @@ import random
 
 import click
 
-from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import (
+    benchmark_option,
+    data_dir_option,
+    open_warehouse,
+    split_csv,
+    tasks_option,
+    warehouse_option,
+    with_tasks,
+)
 
 
 def sample_tasks(tasks: list, limit: int | None, seed: int) -> list:
@@ -33,6 +41,7 @@ def job_hooks(warehouse):
 
 @click.command(context_settings={"show_default": True})
 @benchmark_option
+@tasks_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated domains (default: all).")
 @click.option("--tools", "tools", default="", help="Only tasks whose ground truth uses one of these tools.")
 @click.option("--agent", "paradigm", type=click.Choice(["react", "multi"]), default="react")
@@ -72,6 +81,7 @@ def job_hooks(warehouse):
 @data_dir_option
 def command(
     benchmark: str,
+    tasks_file: str | None,
     domains: str,
     tools: str,
     paradigm: str,
@@ -101,6 +111,7 @@ def command(
     from core.runner.docsource import resolve_docs
 
     wh = open_warehouse(warehouse)
+    benchmark = with_tasks(benchmark, tasks_file)
     bench = get_benchmark(benchmark, data_dir)
     all_tasks = bench.tasks()
     tasks = select_tasks(bench, all_tasks, domains=split_csv(domains), tools=split_csv(tools))

@@ -28,6 +28,7 @@ FAMILIES: dict[str, str] = {
     "warehouse": "warehouse",
     "results": "results",
     "sop": "sop",
+    "mcp": "mcp",
     "app": "app",
 }
 

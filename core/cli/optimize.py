@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from core.cli.common import (
@@ -11,12 +13,15 @@ from core.cli.common import (
     open_warehouse,
     split_csv,
     target_agent_options,
+    tasks_option,
     warehouse_option,
+    with_tasks,
 )
 
 
 @click.command(context_settings={"show_default": True})
 @benchmark_option
+@tasks_option
 @click.option("--domain", "-d", "domains", default="", help="Comma-separated task domains (default: all).")
 @click.option("--tools", "tools", default="", help="Only optimize these tools (comma-separated).")
 @click.option(
@@ -75,6 +80,7 @@ from core.cli.common import (
 @data_dir_option
 def command(
     benchmark: str,
+    tasks_file: str | None,
     domains: str,
     tools: str,
     limit_tools: int | None,
@@ -114,6 +120,7 @@ def command(
     from core.llm import default_model
 
     wh = open_warehouse(warehouse)
+    given, benchmark = benchmark, with_tasks(benchmark, tasks_file)
     agent = AgentConfig(
         paradigm=paradigm,
         model=model or default_model(),
@@ -179,6 +186,8 @@ def command(
     click.echo(f"run id: {result.run_id}")
     click.echo(f"optimized doc set: {result.docset_id}")
     click.echo(
-        f"next: docschisel eval --benchmark {benchmark} --docs {result.run_id} --split test --seed {split_seed}"
+        f"next: docschisel eval --benchmark {shlex.quote(given)}"
+        + (f" --tasks {shlex.quote(tasks_file)}" if tasks_file else "")
+        + f" --docs {result.run_id} --split test --seed {split_seed}"
         + (f" --domain {domains}" if domains else "")
     )

@@ -114,6 +114,7 @@ def run_episode(
     except Exception as exc:  # noqa: BLE001 - an agent bug is recorded, the run goes on
         outside = classify(exc, config.model)
         if outside is not None:
+            close_sandbox(sandbox)
             return infra(outside)
         error = f"{type(exc).__name__}: {exc}"
         error_class = _classify_exception(exc)
@@ -131,7 +132,11 @@ def run_episode(
         score = Score(False, False, {"error": f"scorer failed: {type(exc).__name__}: {exc}"})
         error = error or str(score.details["error"])
         error_class = error_class or "scorer_error"
+    finally:
+        close_sandbox(sandbox)
     details = dict(score.details)
+    if error_class is None and details.get("error_class"):  # the tools' server failed (an MCP crash)
+        error, error_class = str(details.get("error") or details["error_class"]), str(details["error_class"])
     # Call-level partial credit breaks ties between equal task success (see core.benchmarks.credit).
     details.setdefault("partial", round(partial_credit(task.gold, list(ctx.calls)), 4))
     rec = ctx.recorder
@@ -166,6 +171,16 @@ def run_episode(
         finished_at=now(),
     )
     return episode, rec.events
+
+
+def close_sandbox(sandbox: object) -> None:
+    """Sandboxes that hold a process (an MCP server) release it when their episode ends."""
+    close = getattr(sandbox, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001, S110 - closing never fails an episode
+            pass
 
 
 def _classify_exception(exc: Exception) -> str:

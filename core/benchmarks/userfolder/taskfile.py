@@ -27,9 +27,22 @@ TASK_KEYS = ("id", "query", "domain", "gold", "meta")
 DEFAULT_DOMAIN = "general"
 
 
-def read_tasks(folder: Path, toolkit: Toolkit, manifest: Manifest, problems: Problems) -> list[Task]:
-    """Every task of tasks.jsonl; every defect (with its line) goes to `problems`."""
-    text = read_text(folder, TASKS_FILE, problems)
+def read_tasks(
+    folder: Path,
+    toolkit: Toolkit,
+    manifest: Manifest,
+    problems: Problems,
+    *,
+    rel: str = TASKS_FILE,
+    extra_keys: tuple[str, ...] = (),
+) -> list[Task]:
+    """Every task of tasks.jsonl; every defect (with its line) goes to `problems`.
+
+    `rel` names another task file of the folder; `extra_keys` are further keys a
+    task line may carry (an MCP benchmark's `check`): they are kept in the
+    task's `meta` for the caller to validate.
+    """
+    text = read_text(folder, rel, problems)
     if text is None:
         return []
     tasks: list[Task] = []
@@ -37,12 +50,12 @@ def read_tasks(folder: Path, toolkit: Toolkit, manifest: Manifest, problems: Pro
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        task = _read_line(line, lineno, toolkit, manifest, problems)
+        task = _read_line(line, lineno, toolkit, manifest, problems, rel, extra_keys)
         if task is None:
             continue
         if task.task_id in first_line:
             problems.add(
-                TASKS_FILE,
+                rel,
                 f"duplicate task id {task.task_id!r} (first on line {first_line[task.task_id]})",
                 lineno,
             )
@@ -51,31 +64,38 @@ def read_tasks(folder: Path, toolkit: Toolkit, manifest: Manifest, problems: Pro
         tasks.append(task)
     if not tasks and not problems:
         problems.add(
-            TASKS_FILE,
+            rel,
             'holds no tasks: write one JSON object per line, e.g. {"id": "t1", "query": ..., "gold": [...]}',
         )
     return tasks
 
 
 def _read_line(
-    line: str, lineno: int, toolkit: Toolkit, manifest: Manifest, problems: Problems
+    line: str,
+    lineno: int,
+    toolkit: Toolkit,
+    manifest: Manifest,
+    problems: Problems,
+    rel: str = TASKS_FILE,
+    extra_keys: tuple[str, ...] = (),
 ) -> Task | None:
     def bad(message: str) -> None:
-        problems.add(TASKS_FILE, message, lineno)
+        problems.add(rel, message, lineno)
 
     if len(line) > MAX_LINE_CHARS:
         bad(f"the line is {len(line):,} characters long; a task line may have at most {MAX_LINE_CHARS:,}")
         return None
-    ok, obj = parse_json(line, TASKS_FILE, problems, line=lineno)
+    ok, obj = parse_json(line, rel, problems, line=lineno)
     if not ok:
         return None
     if not isinstance(obj, dict):
         bad("a task must be a JSON object")
         return None
     before = len(problems.items)
-    unknown = sorted(set(obj) - set(TASK_KEYS))
+    keys = (*TASK_KEYS, *extra_keys)
+    unknown = sorted(set(obj) - set(keys))
     if unknown:
-        bad(f"unknown key(s) {', '.join(unknown)}; a task has keys: {', '.join(TASK_KEYS)}")
+        bad(f"unknown key(s) {', '.join(unknown)}; a task has keys: {', '.join(keys)}")
     task_id = obj.get("id")
     if task_id is None:
         bad('missing "id"')
@@ -98,7 +118,8 @@ def _read_line(
     if len(problems.items) > before or gold is None:
         return None
     tools = tuple(dict.fromkeys(c.tool for c in gold))
-    return Task(str(task_id), domain, query, tuple(gold), tools, {**meta, "line": lineno})
+    extra = {k: obj[k] for k in extra_keys if k in obj}
+    return Task(str(task_id), domain, query, tuple(gold), tools, {**meta, **extra, "line": lineno})
 
 
 def _gold(obj: dict[str, Any], toolkit: Toolkit, manifest: Manifest, domain: Any, bad) -> list[Call] | None:
