@@ -37,3 +37,39 @@ def workbench_results(directory: str | None, warehouse: str | None, data_dir: st
     )
     for rid, info in summary["runs"].items():
         click.echo(f"  run {rid}  {info['model']:<24} {info['variant']:<8} {info['episodes']} episodes")
+
+
+@command.command("traces")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "otlp", "phoenix", "langfuse"]),
+    default="auto",
+    show_default=True,
+    help="otlp: OTLP JSON with OpenInference attributes; phoenix: Phoenix span export; langfuse: trace export.",
+)
+@click.option("--name", default=None, help="Label of the imported traces (default: the file's name).")
+@click.option("--no-diagnose", is_flag=True, help="Store the episodes only; skip the diagnosis without gold.")
+@warehouse_option
+def traces(path: str, fmt: str, name: str | None, no_diagnose: bool, warehouse: str | None) -> None:
+    """Import production agent traces: each trace an episode, diagnosed from what the trace proves.
+
+    A malformed file is one error naming the span, and nothing is stored.
+    """
+    from core.traces import TraceFileError, import_traces
+
+    wh = open_warehouse(warehouse, llm=False)
+    try:
+        summary = import_traces(wh, path, fmt=fmt, name=name)
+    except TraceFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"{summary['episodes']} {summary['source']} traces ({summary['written']} new), {summary['tool_calls']} tool "
+        f"calls, {summary['tools_seen']} tools -> run {summary['run_id']} (benchmark {summary['benchmark']})"
+    )
+    if not no_diagnose:
+        from core.chisel.nogold import diagnose_nogold
+
+        n = diagnose_nogold(wh, summary["run_id"])
+        click.echo(f"{n} diagnoses without ground truth (Diagnoses page, run {summary['run_id']})")

@@ -29,6 +29,7 @@ FAMILIES: dict[str, str] = {
     "results": "results",
     "sop": "sop",
     "mcp": "mcp",
+    "export-traces": "traces",
     "app": "app",
 }
 
