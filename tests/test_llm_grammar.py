@@ -143,3 +143,24 @@ def test_native_messages_keep_tool_turns_and_add_the_answer_format():
     assert msgs[3] == {"role": "tool", "content": "inbox"}
     forced = native_messages([{"role": "user", "content": "hi"}], tool_choice="required")
     assert forced == [{"role": "user", "content": "hi"}]
+
+
+def test_an_untyped_list_argument_may_hold_objects():
+    """`[{"name": ..., "value": ...}]` for an array without `items`: free JSON nests below the value itself."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "record",
+            "parameters": {
+                "type": "object",
+                "properties": {"data": {"type": "array"}, "meta": {"type": "object"}},
+            },
+        },
+    }
+    rules = dict(
+        line.split(" ::= ", 1) for line in tool_call_grammar([tool], "required").strip().splitlines()
+    )
+    array_rule = next(body for name, body in rules.items() if "data" in name and body.startswith('"["'))
+    assert "json-0" in array_rule  # the items are free values from depth 0 ...
+    assert "object-0" in rules["json-0"]  # ... which include objects
+    assert "json-1" in rules["object-0"] and "object" not in rules["json-2"]  # bounded: scalars at the bottom

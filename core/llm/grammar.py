@@ -81,7 +81,11 @@ class GrammarBuilder:
     def schema_rule(self, schema: Any, hint: str = "value", depth: int = 0) -> str:
         """Rule name for values of one JSON schema (a practical subset of the spec)."""
         if not isinstance(schema, dict) or not schema:
-            return self.free_rule(depth)
+            # An untyped value (an array without `items`, an object without `properties`) is any JSON
+            # value nested at most FREE_DEPTH levels *below it*, wherever it sits: counting from the
+            # call's root instead left an untyped list argument only scalars, so a documented
+            # `[{"name": ..., "value": ...}]` could never be written.
+            return self.free_rule(0)
         ref = schema.get("$ref")
         if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
             target = self.defs.get(ref.rsplit("/", 1)[1])
@@ -123,9 +127,9 @@ class GrammarBuilder:
         if kind == "object" or "properties" in schema:
             props = schema.get("properties")
             if not isinstance(props, dict) or not props:
-                return self.free_object_rule(depth)
+                return self.free_object_rule(0)
             return self.object_rule(props, schema.get("required") or [], hint, depth)
-        return self.free_rule(depth)
+        return self.free_rule(0)
 
     def object_rule(self, props: dict[str, Any], required: list[str], hint: str, depth: int = 0) -> str:
         """An object with the given properties: required ones always, optional ones may be skipped.

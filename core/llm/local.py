@@ -41,7 +41,7 @@ from core.llm.weights import LocalModelUnavailable
 
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
-GRAMMAR_VERSION = "g5"  # g5: own sampler (lazy grammar check)
+GRAMMAR_VERSION = "g6"  # g6: untyped values nest relative to themselves (lists of objects)
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
