@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.benchmarks.base import Call, Task
 from core.docs import DocSet, ToolDoc
 from core.traces.episodes import ImportedTrace, group_traces
 from core.traces.spans import read_spans
@@ -103,9 +103,28 @@ def _docset(traces: list[ImportedTrace], label: str) -> DocSet:
     return DocSet(docs.values(), name=f"{label}/seen")
 
 
-def _task(t: ImportedTrace, source: str) -> Task:
-    tools = tuple(dict.fromkeys(c.tool for c in t.calls))
-    return Task(t.trace_id, DOMAIN, t.query, (), tools, {"ground_truth": False, "source": source})
+@dataclass(frozen=True)
+class _Task:
+    """A trace's request as a warehouse task: no gold calls (production traces have none)."""
+
+    trace_id: str
+    query: str
+    tools: tuple[str, ...]
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.trace_id,
+            "domain": DOMAIN,
+            "query": self.query,
+            "gold": [],
+            "tools": list(self.tools),
+            "meta": {"ground_truth": False, "source": self.source},
+        }
+
+
+def _task(t: ImportedTrace, source: str) -> _Task:
+    return _Task(t.trace_id, t.query, tuple(dict.fromkeys(c.tool for c in t.calls)), source)
 
 
 def _when(ns: int) -> datetime:
@@ -206,7 +225,7 @@ def _episode(
         success=not t.error and not unhappy,
         tool_correct=not (offered and called - offered),
         score=score,
-        calls=[Call(c.tool, c.args or {}).to_json() for c in t.calls],
+        calls=[{"tool": c.tool, "args": c.args or {}} for c in t.calls],
         final_answer=t.final_answer,
         error=t.error,
         error_class="trace_error" if t.error else None,
