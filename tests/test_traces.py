@@ -364,3 +364,23 @@ def test_imported_traces_are_diagnosed_through_the_rule_table(recorded, warehous
         "SELECT failure_class, evidence FROM diagnoses WHERE tool = 'search_notes'"
     ).iloc[0]
     assert search["failure_class"] == "extra_call" and "2 times" in search["evidence"]
+
+
+def test_the_traces_and_diagnoses_pages_show_imported_traces(tmp_path: Path) -> None:
+    from core.ui.testing import open_app, problems, show
+    from core.warehouse import Warehouse
+
+    path = tmp_path / "ui.duckdb"
+    wh = Warehouse(path)
+    summary = import_traces(wh, LANGFUSE)
+    diagnose_nogold(wh, summary["run_id"])
+    episode = wh.scalar("SELECT episode_id FROM episodes WHERE task_id = 'lf-trace-lookup'")
+    at = show(open_app(path), "traces", episode=episode)
+    assert not problems(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Production trace (langfuse): no ground truth" in captions and "negative feedback" in captions
+    text = " ".join(m.value for m in at.markdown)
+    assert "that is not my VPN ticket" in text and "output_misuse" in text
+    at = show(open_app(path), "diagnoses", run=summary["run_id"])
+    assert not problems(at)
+    assert any(summary["run_id"] in str(s.value) for s in at.selectbox)

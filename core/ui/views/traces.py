@@ -316,7 +316,17 @@ def ground_truth(detail: dict[str, Any]) -> None:
         detail["gold"],
     )
     st.markdown("##### Ground truth")
-    if not gold_checks:
+    if detail["score"].get("ground_truth") is False:  # an imported production trace
+        st.caption(
+            f"Production trace ({detail['score'].get('source', 'imported')}): no ground truth. Outcome from the "
+            f"trace itself: {detail['score'].get('outcome', '–')}."
+        )
+        for f in detail["score"].get("feedback") or []:
+            st.markdown(
+                f"User feedback **{f.get('name')}** = {f.get('value')}"
+                + (f" — {f['comment']}" if f.get("comment") else "")
+            )
+    elif not gold_checks:
         st.caption("This task expects no tool call.")
     for i, g in enumerate(gold_checks):
         with st.container(border=True):
