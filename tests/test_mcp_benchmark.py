@@ -222,3 +222,28 @@ def test_a_folder_whose_manifest_names_the_server_is_a_benchmark(tmp_path: Path)
         ]
     finally:
         sandbox.close()
+
+
+def test_a_protocol_violation_fails_the_episode_with_its_class(tmp_path: Path, warehouse) -> None:
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import get_benchmark
+    from core.llm import script, tool_call
+    from core.runner import RunPlan, run
+
+    (tmp_path / "tasks.jsonl").write_text(
+        json.dumps({"id": "echo-1", "query": "Echo hello.", "gold": ["echo(text='hello')"]}) + "\n"
+    )
+    server = Path(__file__).parent / "fixtures" / "mcp" / "broken_server.py"
+    before = descendants()
+    bench = get_benchmark(f"mcp:{sys.executable} {server}", tasks=str(tmp_path))
+    model = script(
+        lambda m: "Done." if m[-1]["role"] == "tool" else tool_call("echo", text="hello"), name="mcp-broken"
+    )
+    result = run(
+        warehouse, RunPlan(bench, bench.original_docs(), AgentConfig(model=model.model), bench.tasks())
+    )
+    assert result.ran == 1
+    row = warehouse.query("SELECT success, error_class, error FROM episodes").iloc[0]
+    assert (row["success"], row["error_class"]) == (False, "mcp_protocol")
+    assert "not valid MCP during tools/call echo" in row["error"]
+    assert not settle(before)

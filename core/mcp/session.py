@@ -200,10 +200,6 @@ class McpSession:
         raw.pop("_meta", None)  # the server's identity stamp, not part of the answer
         return ToolResult(result_text(raw), bool(raw.get("isError")), raw)
 
-    def call_raw(self, name: str, args: Mapping[str, Any], *, timeout_s: float | None = None) -> Any:
-        """The SDK's own `CallToolResult` (for the proxy, which forwards it unchanged)."""
-        return self._run(_call, name, dict(args), timeout_s=timeout_s or self.call_timeout_s, what=name)
-
     def _run(self, fn: Any, *args: Any, timeout_s: float, what: str) -> Any:
         if self.broken is not None:
             raise self.broken

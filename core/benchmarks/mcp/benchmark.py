@@ -29,7 +29,6 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from core.benchmarks.base import Call, Score, Task, ToolError
@@ -415,7 +414,3 @@ def tool_from_definition(definition: dict[str, Any], doc: ToolDoc) -> McpTool:
     required = tuple(r for r in schema.get("required") or () if isinstance(r, str))
     defaults = {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
     return McpTool(definition["name"], definition, doc, tuple(props), required, defaults)
-
-
-def folder_of(path: str | Path) -> Path:
-    return Path(path).expanduser().resolve().parent
