@@ -36,6 +36,7 @@ def run_pipeline(
     tools: str,
     eval_args: tuple[str, ...] = (),
     optimize_args: tuple[str, ...] = (),
+    calls: list[tuple[str, dict]] | None = None,
 ) -> dict[str, Any]:
     """Every step through the CLI; returns the optimize run id, its doc set and the proxy's findings."""
     spec = "mcp:" + " ".join(server)

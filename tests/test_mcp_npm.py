@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcppipeline import run_pipeline
+from tests.mcppipeline import cli, run_pipeline
 from tests.test_chisel_cli import restore_gateway  # noqa: F401 - a fixture
 
 PACKAGE = "@modelcontextprotocol/server-memory"
@@ -82,6 +82,11 @@ def test_npm_memory_server_check_eval_optimize_and_serve(memory_server, tmp_path
     out = run_pipeline(
         wh, memory_server, TASKS, model, tools="add_observations", eval_args=("--limit", "4"),
         optimize_args=("--max-opt-tasks", "3", "--max-val-tasks", "2", "--min-val-tasks", "0"),
+        calls=[  # read-only calls and one the server rejects: the same answers through the proxy
+            ("read_graph", {}),
+            ("search_nodes", {"query": "tea"}),
+            ("add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
+        ],
     )  # fmt: skip
     assert "add_observations" in out["optimize"] and "changed" in out["optimize"]
     assert out["changed"] == ["add_observations"]  # only what DocsChisel changed differs
@@ -90,3 +95,6 @@ def test_npm_memory_server_check_eval_optimize_and_serve(memory_server, tmp_path
     assert served["add_observations"] != original["add_observations"]
     assert served["add_observations"]["annotations"] == original["add_observations"]["annotations"]
     assert served["add_observations"]["outputSchema"] == original["add_observations"]["outputSchema"]
+    overlay = json.loads(cli("export", out["run_id"], "--format", "mcp-overlay", "--warehouse", wh))
+    assert list(overlay["tools"]) == ["add_observations"]  # a merge patch of the one changed definition
+    assert set(overlay["tools"]["add_observations"]) <= {"description", "inputSchema"}
