@@ -174,6 +174,14 @@ def test_phoenix_span_records_import_the_same_calls(recorded, warehouse, tmp_pat
 
 
 def test_langfuse_export_imports_with_errors_and_feedback(warehouse) -> None:
+    from core.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["import", "traces", str(LANGFUSE), "--warehouse", str(warehouse.path)])
+    assert res.exit_code == 0, res.output
+    assert (
+        "2 langfuse traces (2 new), 3 tool calls" in res.output
+        and "2 diagnoses without ground truth" in res.output
+    )
     summary = import_traces(warehouse, LANGFUSE)
     assert (summary["source"], summary["episodes"], summary["tool_calls"]) == ("langfuse", 2, 3)
     ev = warehouse.query(

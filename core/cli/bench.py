@@ -32,6 +32,10 @@ def list_cmd(data_dir: str | None) -> None:
             status = f"data missing — {str(exc).splitlines()[0]}"
         click.echo(f"{name:<18} {about}\n{'':<18} {status}")
     click.echo("A folder in the user benchmark format (docs/user-benchmarks.md) works wherever a name does.")
+    click.echo(
+        "So does an MCP server with a tasks file: mcp:<command> or mcp+http://host:port/mcp, with --tasks "
+        "on bench check, eval and optimize (docs/user-benchmarks.md, MCP servers)."
+    )
 
 
 @command.command("check")
