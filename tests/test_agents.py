@@ -94,3 +94,19 @@ def test_make_agent_dispatch() -> None:
     assert isinstance(make_agent(AgentConfig(paradigm="multi")), PlannerExecutorAgent)
     with pytest.raises(ValueError):
         AgentConfig(paradigm="swarm")
+
+
+def test_a_local_models_runtime_is_part_of_the_configuration_identity(monkeypatch) -> None:
+    """A changed grammar (or weights, or llama.cpp build) makes new episodes instead of reusing old ones."""
+    from core.agents.base import AgentConfig
+    from core.llm import local
+    from core.warehouse.records import content_hash
+
+    hosted = AgentConfig(model="openai/gpt-4o")
+    assert "runtime" not in hosted.identity()
+    assert hosted.config_id == content_hash("agent_config", hosted.to_json())  # hosted ids are unchanged
+    config = AgentConfig(model="local/qwen2.5-coder-0.5b")
+    before = config.config_id
+    assert config.identity()["runtime"] == local.cache_salt(config.model)
+    monkeypatch.setattr(local, "GRAMMAR_VERSION", "g-test")
+    assert AgentConfig(model="local/qwen2.5-coder-0.5b").config_id != before

@@ -67,9 +67,21 @@ class AgentConfig:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def identity(self) -> dict[str, Any]:
+        """The settings plus the model's runtime identity (a local model's weights, llama.cpp build and
+        grammar revision): what the stored configuration and the episode ids are made of, so a changed
+        runtime makes new episodes instead of reusing the old ones."""
+        from core.llm import model_identity
+
+        out = self.to_json()
+        runtime = model_identity(self.model)
+        if runtime:
+            out["runtime"] = runtime
+        return out
+
     @property
     def config_id(self) -> str:
-        return content_hash("agent_config", self.to_json())
+        return content_hash("agent_config", self.identity())
 
     @property
     def label(self) -> str:

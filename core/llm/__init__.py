@@ -35,6 +35,19 @@ from core.llm.ledger import Ledger, LedgerEntry
 from core.llm.scripted import ScriptedModel, script, tool_call
 from core.llm.types import LLMResult, ToolCall
 
+
+def model_identity(model: str) -> str:
+    """What besides its name decides a model's replies: for a local model its weights file, llama.cpp
+    build, grammar revision and prompt style (the cache salt); "" for hosted models, whose name is
+    their identity. Part of an agent configuration's identity, so episodes stored with an older
+    runtime are never reused as if a newer one had produced them."""
+    if provider_of(model) != "local":
+        return ""
+    from core.llm.local import cache_salt
+
+    return cache_salt(model)
+
+
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_OPTIMIZER_MODEL",
@@ -54,6 +67,7 @@ __all__ = [
     "current",
     "default_model",
     "default_optimizer_model",
+    "model_identity",
     "provider_of",
     "register_providers",
     "request_record",

@@ -135,7 +135,7 @@ def run(
     warehouse.register_docset(plan.docset, benchmark=bench_name, origin=plan.docset.name or "docset")
     _register_tools(warehouse, plan.benchmark)
     warehouse.register_tasks(bench_name, plan.tasks)
-    warehouse.register_agent_config(plan.config.to_json())
+    warehouse.register_agent_config(plan.config.identity())
     warehouse.mark_interrupted()  # an earlier run of this command that was killed says so now
     run_id = warehouse.start_run(
         plan.kind, plan.key(), name=plan.name, benchmark=bench_name, parent_run=parent_run
