@@ -478,6 +478,7 @@ class Harness:
             tests=tests,
             curves=curves,
             detail={
+                "runtime": spec.agent.identity().get("runtime"),
                 "producers": producers,
                 "ran": self.ran,
                 "reused": self.reused,

@@ -91,10 +91,22 @@ def _p(v: Any) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
 
 
+def runtime_label(runtime: str | None) -> str:
+    """A local runtime identity (cache salt) in short: llama.cpp build and grammar revision."""
+    if not runtime:
+        return ""
+    parts = runtime.split("|")
+    build = next((p.split("==", 1)[1] for p in parts if p.startswith("llama-cpp-python==")), "")
+    grammar = next((p for p in parts if len(p) <= 4 and p.startswith("g") and p[1:].isdigit()), "")
+    return f"llama.cpp {build}, grammar {grammar}".strip(", ")
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
+    runtime = runtime_label((c.detail or {}).get("runtime"))
     return (
-        f"{c.benchmark} · {','.join(s.get('domains') or []) or 'all domains'} · {a.get('model')} · "
+        f"{c.benchmark} · {','.join(s.get('domains') or []) or 'all domains'} · {a.get('model')}"
+        f"{f' ({runtime})' if runtime else ''} · "
         f"{a.get('paradigm')}/{a.get('doc_mode')} · {len(c.task_ids)} test tasks · "
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
@@ -302,6 +314,7 @@ def _scope(c: StoredComparison) -> tuple:
     s, a = c.spec, c.spec.get("agent") or {}
     return (
         c.benchmark,
+        (c.detail or {}).get("runtime"),
         tuple(s.get("domains") or ()),
         s.get("limit_tools"),
         a.get("model"),
@@ -332,6 +345,7 @@ def _pool_key(c: StoredComparison) -> tuple:
     s, a = c.spec, c.spec.get("agent") or {}
     return (
         c.benchmark,
+        (c.detail or {}).get("runtime"),
         a.get("model"),
         a.get("paradigm"),
         a.get("doc_mode"),

@@ -101,7 +101,10 @@ class CompareSpec:
 
     @property
     def compare_id(self) -> str:
-        return content_hash("compare", asdict(self))
+        """The hash of the spec and of the target model's runtime (a local model's weights, llama.cpp
+        build and grammar): the same spec run on another runtime is another comparison."""
+        runtime = self.agent.identity().get("runtime")
+        return content_hash("compare", asdict(self), *([runtime] if runtime else []))
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
         """The target agent of evaluation run j: `agent` sampled at `temperature` with seed j.
