@@ -99,7 +99,7 @@ def test_fast_episodes_share_transactions(warehouse: Warehouse, monkeypatch) -> 
 
 def test_episodes_finished_before_a_storage_error_are_kept(warehouse: Warehouse, monkeypatch) -> None:
     """An error that stops the run still leaves every episode that finished before it in the warehouse."""
-    from core.runner import runner as runner_mod
+    from core.runner.executors import base as runner_mod  # where the executors call run_episode
 
     real = runner_mod.run_episode
     seen = {"n": 0}

@@ -18,7 +18,7 @@ import contextlib
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,9 @@ from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
 from core.liveness import process_owner
-from core.runner.episodes import AgentFactory, repeat_config, run_episode
+from core.runner.episodes import AgentFactory
+from core.runner.executors import EpisodeWork, Executor, default_agent_factory
+from core.runner.executors import current as current_executor
 from core.runner.infra import InfraFailure, RunAborted
 from core.runner.metrics import Metrics, compute_metrics
 from core.warehouse import Episode, Warehouse
@@ -37,6 +39,7 @@ FLUSH_S = 0.5
 FLUSH_EPISODES = 32
 WAIT_POLL_S = 0.5  # how often a run waiting for another run's episodes looks again
 MAX_CONSECUTIVE_INFRA = 8  # infrastructure failures in a row that stop a run (the provider is down)
+CANCEL_POLL_S = 0.5  # while episodes are in flight, how often a cancellable run asks whether to stop
 
 
 @dataclass
@@ -94,12 +97,6 @@ class RunResult:
     infra_failed: int = 0  # attempts that failed outside the agent: not episodes, run again next time
 
 
-def default_agent_factory(config: AgentConfig):
-    from core.agents import make_agent
-
-    return make_agent(config)
-
-
 def _ledger_writes_to(ledger: Any, warehouse: Warehouse) -> bool:
     """Whether the gateway's accounting rows belong in this warehouse (its sink writes there)."""
     owner = getattr(getattr(ledger, "sink", None), "__self__", None)
@@ -117,6 +114,7 @@ def run(
     show_progress: bool = False,
     parent_run: str | None = None,
     flush_s: float = FLUSH_S,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run every planned episode that is not already stored, then compute metrics.
 
@@ -126,10 +124,13 @@ def run(
     A fatal infrastructure failure (core.runner.infra) stops the run and
     raises `RunAborted`; other infrastructure failures are recorded apart and
     left for the next run.
+
+    Episodes run on `executor` (default: the installed one, core.runner.executors);
+    whichever it is, the finished records come back here and only this
+    process writes them.
     """
     from core.llm import current
 
-    factory = agent_factory or default_agent_factory
     bench_name = plan.benchmark.name
     warehouse.register_benchmark(bench_name, getattr(plan.benchmark, "warehouse_info", None))
     warehouse.register_docset(plan.docset, benchmark=bench_name, origin=plan.docset.name or "docset")
@@ -153,23 +154,6 @@ def run(
     was_cancelled = False
     abort: str | None = None
     ran = reused_late = infra_failed = consecutive_infra = 0
-
-    def one(task: Task, repeat: int):
-        config = repeat_config(plan.config, repeat)
-        agent = factory(config)
-        return run_episode(
-            plan.benchmark,
-            task,
-            plan.docset,
-            config,
-            repeat,
-            run_id=run_id,
-            agent=agent,
-            split=plan.split,
-            variant=plan.variant,
-            identity=plan.config,
-            max_calls_per_reply=plan.max_calls_per_reply,
-        )
 
     buffer: list = []
     infra_buffer: list[InfraFailure] = []
@@ -224,78 +208,100 @@ def run(
 
     if progress:
         progress(finished, total, "resuming" if finished else "starting")
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="episode") as pool:
-        pending: set[Future] = set()
-        stop = False
-        try:
-            while True:
-                while not stop and len(pending) < max(1, concurrency):
-                    if not ready:
-                        if not queue:
-                            break
-                        claim(queue[:chunk])
-                        del queue[:chunk]
-                        continue
+    work = EpisodeWork(
+        plan.benchmark,
+        plan.docset,
+        plan.config,
+        run_id,
+        split=plan.split,
+        variant=plan.variant,
+        max_calls_per_reply=plan.max_calls_per_reply,
+        agent_factory=agent_factory if agent_factory is not default_agent_factory else None,
+    )
+    session = (executor or current_executor()).open(work, max(1, concurrency)) if todo else None
+    pending: set[Future] = set()
+    stop = False
+    try:
+        while True:
+            while not stop and session is not None and len(pending) < session.capacity:
+                if not ready:
+                    if not queue:
+                        break
+                    claim(queue[:chunk])
+                    del queue[:chunk]
+                    continue
+                if cancelled and cancelled():
+                    was_cancelled = stop = True
+                    break
+                eid, task, r = ready.pop(0)
+                pending.add(session.submit(eid, task, r))
+            if not pending:
+                if waiting and not stop:
+                    flush()
                     if cancelled and cancelled():
                         was_cancelled = stop = True
-                        break
-                    _, task, r = ready.pop(0)
-                    pending.add(pool.submit(one, task, r))
-                if not pending:
-                    if waiting and not stop:
-                        flush()
-                        if cancelled and cancelled():
-                            was_cancelled = stop = True
-                            continue
-                        if progress:
-                            progress(
-                                finished, total, f"waiting for {len(waiting)} episodes another run holds"
-                            )
-                        time.sleep(WAIT_POLL_S)
-                        again, waiting[:] = list(waiting), []
-                        claim(again)
                         continue
-                    break
-                timeout = max(0.0, oldest + flush_s - time.monotonic()) if (buffer or infra_buffer) else None
-                finished_now, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-                for fut in finished_now:
-                    # run_episode records agent and tool failures; an exception here is a real bug
-                    result = fut.result()
-                    if not (buffer or infra_buffer):
-                        oldest = time.monotonic()
-                    if isinstance(result, InfraFailure):
-                        infra_failed += 1
-                        consecutive_infra += 1
-                        if result.fatal:
-                            abort = abort or result.error
-                            stop = True
-                        else:
-                            infra_buffer.append(result)
-                        if consecutive_infra >= MAX_CONSECUTIVE_INFRA and not stop:
-                            abort = (
-                                f"{consecutive_infra} episodes in a row failed outside the agent; "
-                                f"the last: {result.error}"
-                            )
-                            stop = True
-                        note_progress(0, result.error_class)
-                        continue
-                    consecutive_infra = 0
-                    buffer.append(result)
-                    ran += 1
-                    note_progress(1)
-                if (buffer or infra_buffer) and (
-                    len(buffer) + len(infra_buffer) >= FLUSH_EPISODES
-                    or time.monotonic() - oldest >= flush_s
-                    or not (pending or queue or ready)
-                ):
-                    flush()
-        except BaseException as exc:
-            # a crash or Ctrl-C says so in the run's log at once (a kill is caught by the next command)
-            status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-            with contextlib.suppress(Exception):
+                    if progress:
+                        progress(finished, total, f"waiting for {len(waiting)} episodes another run holds")
+                    time.sleep(WAIT_POLL_S)
+                    again, waiting[:] = list(waiting), []
+                    claim(again)
+                    continue
+                break
+            timeout = max(0.0, oldest + flush_s - time.monotonic()) if (buffer or infra_buffer) else None
+            if cancelled is not None:
+                timeout = CANCEL_POLL_S if timeout is None else min(timeout, CANCEL_POLL_S)
+            finished_now, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            if (
+                cancelled is not None
+                and pending
+                and (was_cancelled or (not finished_now and not stop and cancelled()))
+            ):
+                was_cancelled = stop = True
+                if session is not None and session.abort():
+                    pending = set()  # stopped where they ran: not stored, run again next time
+            for fut in finished_now:
+                # run_episode records agent and tool failures; an exception here is a real bug
+                result = fut.result()
+                if not (buffer or infra_buffer):
+                    oldest = time.monotonic()
+                if isinstance(result, InfraFailure):
+                    infra_failed += 1
+                    consecutive_infra += 1
+                    if result.fatal:
+                        abort = abort or result.error
+                        stop = True
+                    else:
+                        infra_buffer.append(result)
+                    if consecutive_infra >= MAX_CONSECUTIVE_INFRA and not stop:
+                        abort = (
+                            f"{consecutive_infra} episodes in a row failed outside the agent; "
+                            f"the last: {result.error}"
+                        )
+                        stop = True
+                    note_progress(0, result.error_class)
+                    continue
+                consecutive_infra = 0
+                buffer.append(result)
+                ran += 1
+                note_progress(1)
+            if (buffer or infra_buffer) and (
+                len(buffer) + len(infra_buffer) >= FLUSH_EPISODES
+                or time.monotonic() - oldest >= flush_s
+                or not (pending or queue or ready)
+            ):
                 flush()
-                warehouse.set_run_status(run_id, status, {"error": f"{type(exc).__name__}: {exc}"[:500]})
-            raise
+    except BaseException as exc:
+        # a crash or Ctrl-C says so in the run's log at once (a kill is caught by the next command)
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        with contextlib.suppress(Exception):
+            flush()
+            warehouse.set_run_status(run_id, status, {"error": f"{type(exc).__name__}: {exc}"[:500]})
+        raise
+    finally:
+        try:
+            if session is not None:
+                session.close()
         finally:
             flush()  # what finished is stored even when the run stops on an error
             unrun = claimed | {eid for eid, _, _ in ready}
