@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +50,11 @@ ACTIVE = ("queued", "running", "cancelling")
 ENV_JOB = "DOCSCHISEL_JOB_ID"
 ENV_WAREHOUSE = "DOCSCHISEL_WAREHOUSE"
 DEFAULT_GRACE_S = 10.0
+# Jobs that poll `cancel_requested` stop at their next episode boundary; one episode of a local
+# model on a loaded machine can take minutes, so they get longer before the supervisor's SIGTERM
+# (which would end them before they record their own stop).
+COOPERATIVE_GRACE_S = 180.0
+COOPERATIVE = ("eval", "compare", "optimize", "study", "sop", "reeval")
 KILL_AFTER_S = 5.0
 POLL_S = 0.25
 # Progress rows are throttled per job so a fast loop cannot flood the log.
@@ -181,7 +186,7 @@ def start_job(
     argv: Sequence[str],
     params: Mapping[str, Any] | None = None,
     *,
-    grace_s: float = DEFAULT_GRACE_S,
+    grace_s: float | None = None,
     models: Sequence[str] = (),
 ) -> str:
     """Launch `python -m core.cli.main <argv>` as a detached, supervised job; returns its id.
@@ -190,6 +195,8 @@ def start_job(
     `models`) get their keys, nothing else secret is passed on.
     """
     job_id = new_job_id(kind)
+    if grace_s is None:
+        grace_s = COOPERATIVE_GRACE_S if kind in COOPERATIVE else DEFAULT_GRACE_S
     argv = [str(a) for a in argv]
     record = {**dict(params or {}), "argv": argv}
     _event(warehouse, job_id, "queued", message="queued")
@@ -403,18 +410,33 @@ def list_jobs(warehouse: Warehouse, limit: int = 50, *, kind: str | None = None)
     return jobs[:limit]
 
 
-def wait_for(warehouse: Warehouse, job_id: str, timeout_s: float = 60.0, poll_s: float = 0.2) -> JobState:
-    """Block until the job reaches a final state (tests and scripts)."""
+def wait_until(
+    warehouse: Warehouse,
+    job_id: str,
+    reached: Callable[[JobState], bool],
+    timeout_s: float = 600.0,
+    poll_s: float = 0.2,
+) -> JobState:
+    """Block until the job's state satisfies `reached` or the job ends (tests and scripts).
+
+    Callers wait on a state, not on a time window: the timeout only stops a
+    job that hangs, so it is generous and a loaded machine does not fail it.
+    """
     deadline = time.monotonic() + timeout_s
     while True:
         state = job_state(warehouse, job_id)
-        if state is not None and not state.active:
+        if state is not None and (reached(state) or not state.active):
             return state
         if time.monotonic() > deadline:
             raise TimeoutError(
                 f"job {job_id} still {state.status if state else 'unknown'} after {timeout_s}s"
             )
         time.sleep(poll_s)
+
+
+def wait_for(warehouse: Warehouse, job_id: str, timeout_s: float = 600.0, poll_s: float = 0.2) -> JobState:
+    """Block until the job reaches a final state (tests and scripts)."""
+    return wait_until(warehouse, job_id, lambda _s: False, timeout_s, poll_s)
 
 
 # ---------------------------------------------------------------------- supervisor

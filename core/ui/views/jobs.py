@@ -166,15 +166,18 @@ def job_card(j: jobs.JobState) -> None:
         with c[1]:
             st.badge(label, color=color)
         if j.active:
-            if c[2].button(
+            # A callback, not `if st.button(...)`: it runs before the next run (full or fragment),
+            # so the card redraws as "cancelling" without a scoped rerun, which Streamlit refuses
+            # when the click arrives in a full-app run.
+            c[2].button(
                 "Cancel",
                 key=f"cancel_{j.job_id}",
                 icon=":material/stop_circle:",
                 width="stretch",
                 disabled=j.status == "cancelling",
-            ):
-                jobs.request_cancel(wh(), j.job_id, "cancelled from the dashboard")
-                st.rerun(scope="fragment")
+                on_click=jobs.request_cancel,
+                args=(wh(), j.job_id, "cancelled from the dashboard"),
+            )
         text = f"{j.done or 0} / {j.total}" if j.total else (j.message or j.status)
         if j.total:
             text += f" · {j.message}" if j.message else ""
