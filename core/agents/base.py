@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from core.benchmarks.base import Benchmark, Call, InfrastructureError, Sandbox, Task, ToolError
@@ -204,7 +204,9 @@ class EpisodeContext:
         if self.calls_in_reply() >= self.max_calls_per_reply:
             msg = f"Error: not executed; at most {self.max_calls_per_reply} tool calls are run per reply"
             return self.reject(call.tool, dict(call.args), "too_many_calls", msg)
-        self.calls.append(call)
+        with self._lock:
+            self.calls.append(call)
+            index = len(self.calls) - 1
         t0 = time.monotonic()
         bounded = getattr(self.sandbox, "accepts_timeout", False)
         try:
@@ -214,6 +216,7 @@ class EpisodeContext:
                 output = self.sandbox.execute(call)
         except ToolError as exc:
             msg = str(exc) or type(exc).__name__
+            self._mark_raised(index, msg)
             self.recorder.add(
                 "tool_call",
                 tool=call.tool,
@@ -229,6 +232,7 @@ class EpisodeContext:
             raise
         except Exception as exc:  # a crashing tool is data about the episode, not a crash of the run
             msg = f"{type(exc).__name__}: {exc}"
+            self._mark_raised(index, msg)
             self.recorder.add(
                 "tool_call",
                 tool=call.tool,
@@ -243,6 +247,13 @@ class EpisodeContext:
             "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
         )
         return text
+
+
+    def _mark_raised(self, index: int, message: str) -> None:
+        """A call that raised is kept in `calls` (scorers replay it) but marked: it was no successful
+        invocation, so it never enters TC's predicted tool set."""
+        with self._lock:
+            self.calls[index] = replace(self.calls[index], error=message)
 
 
 class Agent(Protocol):

@@ -22,17 +22,28 @@ class CallParseError(ValueError):
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call: the tool's dispatch key and its keyword arguments."""
+    """One tool call: the tool's dispatch key and its keyword arguments.
+
+    `error` is set on an agent's call that raised (the tool rejected or crashed
+    on it): such a call is not a successful invocation, so it never enters the
+    predicted tool set of TC. It takes no part in equality, so a failed call
+    still compares equal to the same call that succeeded.
+    """
 
     tool: str
     args: Mapping[str, Any] = field(default_factory=dict)
+    error: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": dict(self.args)}
+        out: dict[str, Any] = {"tool": self.tool, "args": dict(self.args)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Call:
-        return cls(str(data["tool"]), dict(data.get("args") or {}))
+        error = data.get("error")
+        return cls(str(data["tool"]), dict(data.get("args") or {}), None if error is None else str(error))
 
     def render(self) -> str:
         """Python-call text, e.g. `email.send_email(to="a@b.c")`."""
@@ -42,6 +53,11 @@ class Call:
     def key(self) -> str:
         """Canonical text used to compare calls for equality."""
         return json.dumps([self.tool, dict(self.args)], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def invoked(calls: Sequence[Call]) -> list[Call]:
+    """The calls that were successful invocations (did not raise): what TC's predicted set is made of."""
+    return [c for c in calls if c.error is None]
 
 
 def _literal(node: ast.AST, text: str) -> Any:
@@ -229,6 +245,13 @@ class Benchmark(Protocol):
     def score(self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Sandbox) -> Score:
         """Score an episode from the calls the agent made (in order) and its end state."""
         ...
+
+
+# The version of the scoring rules, stored with every score as `details["scoring"]`. Version 2:
+# TC's predicted set holds only successful invocations (a call that raised is none), and benchmark
+# folders' per-task scoring options decide their gold tool set. Scores without the key are version 1;
+# `docschisel rescore` brings stored episodes to this version from their traces.
+SCORING_VERSION = 2
 
 
 # The built-in benchmark names (what `get_benchmark` accepts besides a folder path).

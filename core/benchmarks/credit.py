@@ -25,7 +25,7 @@ from typing import Any
 from core.benchmarks.base import Call
 
 
-def _norm(value: Any) -> str:
+def loose_value(value: Any) -> str:
     """Values compared loosely: case, whitespace and quoting do not matter; numbers compare by value."""
     if isinstance(value, bool):
         return str(value).lower()
@@ -44,8 +44,8 @@ def call_match(gold: Call, pred: Call) -> float:
     """Credit of one predicted call against one gold call of the same tool (0..1)."""
     if pred.tool != gold.tool:
         return 0.0
-    got = {k: _norm(v) for k, v in pred.args.items()}
-    matched = sum(1 for k, v in gold.args.items() if k in got and got[k] == _norm(v))
+    got = {k: loose_value(v) for k, v in pred.args.items()}
+    matched = sum(1 for k, v in gold.args.items() if k in got and got[k] == loose_value(v))
     return (1 + matched) / (1 + len(gold.args))
 
 

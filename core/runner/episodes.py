@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
-from core.benchmarks.base import Benchmark, InfrastructureError, Score, Task
+from core.benchmarks.base import SCORING_VERSION, Benchmark, Call, InfrastructureError, Score, Task
 from core.benchmarks.credit import partial_credit
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
@@ -134,11 +135,9 @@ def run_episode(
         error_class = error_class or "scorer_error"
     finally:
         close_sandbox(sandbox)
-    details = dict(score.details)
+    details = complete_details(task, ctx.calls, score.details)
     if error_class is None and details.get("error_class"):  # the tools' server failed (an MCP crash)
         error, error_class = str(details.get("error") or details["error_class"]), str(details["error_class"])
-    # Call-level partial credit breaks ties between equal task success (see core.benchmarks.credit).
-    details.setdefault("partial", round(partial_credit(task.gold, list(ctx.calls)), 4))
     rec = ctx.recorder
     steps = sum(1 for e in rec.events if e.kind == "model_call")
     episode = Episode(
@@ -171,6 +170,16 @@ def run_episode(
         finished_at=now(),
     )
     return episode, rec.events
+
+
+def complete_details(task: Task, calls: Sequence[Call], details: Mapping[str, Any]) -> dict[str, Any]:
+    """A benchmark's score details with what every stored score carries: the call-level partial
+    credit that breaks ties between equal task success (core.benchmarks.credit) and the version of
+    the scoring rules (so a re-score knows which episodes it brought up to date)."""
+    out = dict(details)
+    out.setdefault("partial", round(partial_credit(task.gold, list(calls)), 4))
+    out["scoring"] = SCORING_VERSION
+    return out
 
 
 def close_sandbox(sandbox: object) -> None:

@@ -27,6 +27,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from core.benchmarks.base import Benchmark, Call, InnerCall, Sandbox, Score, Task, ToolError
@@ -170,7 +171,7 @@ class InnerCallTracing:
                     None,
                 )
                 for c in inner:
-                    ctx.calls.append(c.call)
+                    ctx.calls.append(replace(c.call, error=c.error) if c.error else c.call)
                     ctx.recorder.add(
                         "tool_call",
                         tool=c.call.tool,

@@ -26,7 +26,7 @@ from core.benchmarks.apibank.docs import load_original_docs
 from core.benchmarks.apibank.samples import DOMAINS, Dropped, Sample, load_samples, render_history
 from core.benchmarks.apibank.session import REGISTRY, CallLayerError, Session, parse_list_text
 from core.benchmarks.apibank.textcall import LIST_TYPES, parse_api_request, render_request
-from core.benchmarks.base import Call, CallParseError, Score, Task, ToolError
+from core.benchmarks.base import Call, CallParseError, Score, Task, ToolError, invoked
 from core.config import benchmark_dir
 from core.docs import DocSet
 
@@ -251,14 +251,15 @@ class ApiBank:
         if not calls:
             return Score(False, False, {"reason": "NO_API_CALL", "gold": gold.to_json()})
         if self.call_policy == "any":
-            tool_correct = {c.tool for c in calls} == {gold.tool}
+            tool_correct = {c.tool for c in invoked(calls)} == {gold.tool}
             judged = [self._judge(task, c) for c in calls if c.tool == gold.tool] or [
                 self._judge(task, calls[0])
             ]
             best = next((j for j in judged if j["correct"]), judged[0])
             return Score(bool(best["correct"]), tool_correct, best)
         verdict = self._judge(task, calls[0])
-        return Score(bool(verdict["correct"]), calls[0].tool == gold.tool, verdict)
+        first_ok = calls[0].error is None and calls[0].tool == gold.tool  # a call that raised invoked nothing
+        return Score(bool(verdict["correct"]), first_ok, verdict)
 
     def score_text(self, task: Task, text: str) -> Score:
         """Upstream-style scoring of a model's raw output text (parse, then judge)."""

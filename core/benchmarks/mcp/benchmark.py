@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.benchmarks.base import Call, Score, Task, ToolError
+from core.benchmarks.base import Call, Score, Task, ToolError, invoked
 from core.benchmarks.mcp.manifest import McpManifest
 from core.docs import DocSet, ToolDoc
 from core.mcp.session import McpFailure, McpSession, ServerSpec
@@ -334,9 +334,10 @@ class McpBenchmark:
 
     def _score(self, task: Task, calls: Sequence[Call], box: McpSandbox) -> Score:
         mode = self.mode_for(task)
-        tool_correct = {c.tool for c in calls} == set(task.tools)
+        done = invoked(calls)  # a call that raised is no successful invocation (TC, matching)
+        tool_correct = {c.tool for c in done} == set(task.tools)
         missing = [
-            g for g in {c.key(): c for c in task.gold}.values() if not any(self._same(g, c) for c in calls)
+            g for g in {c.key(): c for c in task.gold}.values() if not any(self._same(g, c) for c in done)
         ]
         details: dict[str, Any] = {"mode": mode, "missing_gold_calls": [c.render() for c in missing]}
         details["n_calls"] = len(calls)

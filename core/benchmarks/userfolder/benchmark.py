@@ -7,14 +7,17 @@ Scoring (documented for users in docs/user-benchmarks.md):
 - The agent's end state is the state its episode left (or, when scoring calls
   without a live sandbox, the replay of its calls on a fresh state).
 - `state` mode: success iff the agent's end state equals the gold end state.
-- `calls` mode: success iff every distinct gold call appears among the agent's
-  calls (same tool, same arguments once defaults are filled in), the agent
-  used exactly the gold tool set, and it left the state as the gold calls do
-  (so a read-only task with an unwanted write fails).
+- `calls` mode: success iff every required gold call appears among the
+  agent's successful calls (same tool, same arguments once defaults are filled
+  in and the task's ignored / loose arguments applied), TC holds, and the agent
+  left the state as the gold calls do (so a read-only task with an unwanted
+  write fails).
 - `auto` (default) picks per task: `state` when the gold calls change the
-  state, `calls` otherwise.
-- TC (tool correctness): the set of tools the agent called (every call to an
-  offered tool, including calls that failed) equals the gold tool set.
+  state, `calls` otherwise. A task's `scoring` options (core.benchmarks.
+  userfolder.scoring) override the mode and say which reads are required.
+- TC (tool correctness): the set of tools the agent invoked successfully (a
+  call that raised is no invocation), less the allowed look-ups, equals the
+  task's gold tool set.
 The final answer text is not scored.
 """
 
@@ -23,12 +26,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from core.benchmarks.base import Call, Sandbox, SandboxUnavailable, Score, Task, ToolError
 from core.benchmarks.userfolder.manifest import Manifest
+from core.benchmarks.userfolder.scoring import ScoringOptions, comparable, reads_mode, tool_sets
 from core.benchmarks.userfolder.state import fresh_state
 from core.benchmarks.userfolder.toolkit import Toolkit, ToolSpec
 from core.docs import DocSet
@@ -66,6 +70,8 @@ class UserSandbox:
         self.state: dict[str, Any] = fresh_state(bench.initial_state)
         self.offered = tuple(offered)
         self.calls: list[Call] = []
+        self.writes: list[bool] = []  # per call: did it change the state (successful or not)
+        self.errors: list[str | None] = []  # per call: what it raised, if it did
         self.crashes: list[str] = []
         # Calls of one episode run one after the other: parallel tool calls of one model reply
         # would otherwise each take the same state to a worker and the last reply would win.
@@ -78,6 +84,18 @@ class UserSandbox:
 
     def _execute(self, call: Call, timeout_s: float | None) -> Reply:
         self.calls.append(call)
+        before = self.state  # a call replaces the dict, it never mutates this one
+        error: str | None = None
+        try:
+            return self._run(call, timeout_s)
+        except ToolError as exc:
+            error = str(exc) or type(exc).__name__
+            raise
+        finally:
+            self.writes.append(self.state != before)
+            self.errors.append(error)
+
+    def _run(self, call: Call, timeout_s: float | None) -> Reply:
         spec = self.bench.toolkit.tools.get(call.tool)
         if spec is None or call.tool not in self.offered:
             raise ToolError(
@@ -113,6 +131,7 @@ class GoldRun:
     state: dict[str, Any]
     errors: tuple[str, ...]  # gold calls that raised (a defect `check` reports)
     mutates: bool
+    writes: tuple[bool, ...] = ()  # per gold call: did it change the state (else it is a read)
 
 
 class UserBenchmark:
@@ -217,7 +236,7 @@ class UserBenchmark:
             run = self._gold.get(task.task_id)
             if run is None:
                 sb = self.replay(task.gold)
-                run = GoldRun(sb.state, tuple(sb.crashes), sb.state != self.initial_state)
+                run = GoldRun(sb.state, tuple(sb.crashes), sb.state != self.initial_state, tuple(sb.writes))
                 self._gold[task.task_id] = run
             return run
 
@@ -229,12 +248,14 @@ class UserBenchmark:
                     fresh_state(replayed.state),
                     tuple(replayed.crashes),
                     replayed.state != self.initial_state,
+                    tuple(replayed.writes),
                 )
 
     def mode_for(self, task: Task) -> str:
         """'state' or 'calls' for this task (see the module docstring)."""
-        if self.manifest.scoring != "auto":
-            return self.manifest.scoring
+        chosen = ScoringOptions.from_meta(task.meta).mode or self.manifest.scoring
+        if chosen != "auto":
+            return chosen
         return "state" if self.gold_run(task).mutates else "calls"
 
     def score(
@@ -242,35 +263,77 @@ class UserBenchmark:
     ) -> Score:
         gold = self.gold_run(task)
         live = isinstance(sandbox, UserSandbox) and sandbox.bench is self
-        agent_state = sandbox.state if live else self.replay(calls).state  # type: ignore[union-attr]
-        differing = _differing(agent_state, gold.state)
+        ran: UserSandbox = sandbox if live else self.replay(calls)  # type: ignore[assignment]
+        agent_state = ran.state  # re-scoring stored calls replays them on a fresh state
+        if list(ran.calls) == list(calls):  # the sandbox saw these calls: it knows which ones raised
+            calls = [
+                c if c.error is not None else replace(c, error=e)
+                for c, e in zip(calls, ran.errors, strict=True)
+            ]
         mode = self.mode_for(task)
-        tool_correct = {c.tool for c in calls} == set(task.tools)
-        missing = [
-            g for g in {c.key(): c for c in task.gold}.values() if not any(self._same(g, c) for c in calls)
-        ]
+        opts = ScoringOptions.from_meta(task.meta)
+        sets = tool_sets(task.gold, gold.writes or _all_writes(task, gold), opts, mode)
+        invoked = [c for c in calls if c.error is None]
+        differing = _differing(agent_state, self._expected_state(task, invoked, opts, gold))
+        tool_correct = sets.predicted(calls) == sets.required
+        missing = [g for g in sets.required_calls if not any(self._same(g, c, opts) for c in invoked)]
         state_ok = not differing
-        success = state_ok if mode == "state" else (state_ok and tool_correct and not missing)
+        if mode == "state":  # the outcome, plus the look-ups the task insists on
+            success = state_ok and not missing and set(opts.required_reads) <= {c.tool for c in invoked}
+        else:
+            success = state_ok and tool_correct and not missing
         details: dict[str, Any] = {
             "mode": mode,
+            "reads": reads_mode(opts, mode),
             "state_match": state_ok,
             "differing_state": differing,
             "missing_gold_calls": [c.render() for c in missing],
+            "gold_tools": sorted(sets.required),
             "n_calls": len(calls),
         }
+        if sets.allowed:
+            details["allowed_tools"] = sorted(sets.allowed)
+        failed = [c.render() for c in calls if c.error is not None]
+        if failed:
+            details["raised_calls"] = failed
         if live and sandbox.crashes:  # type: ignore[union-attr]
             details["tool_errors"] = list(sandbox.crashes)  # type: ignore[union-attr]
         if gold.errors:
             details["gold_errors"] = list(gold.errors)
         return Score(success, tool_correct, details)
 
-    def _same(self, gold: Call, call: Call) -> bool:
+    def _expected_state(
+        self, task: Task, invoked: Sequence[Call], opts: ScoringOptions, gold: GoldRun
+    ) -> dict[str, Any]:
+        """The gold end state, or, when the task ignores or loosens arguments, the end state of the
+        gold calls with the agent's values for those arguments: a free-text summary the agent wrote
+        differently must not make the state differ either."""
+        if not (opts.ignore_args or opts.loose_args):
+            return gold.state
+        effective = [next((c for c in invoked if self._same(g, c, opts)), g) for g in task.gold]
+        if all(dict(e.args) == dict(g.args) for e, g in zip(effective, task.gold, strict=True)):
+            return gold.state
+        return self.replay(effective).state
+
+    def _same(self, gold: Call, call: Call, opts: ScoringOptions) -> bool:
         if gold.tool != call.tool:
             return False
         spec = self.toolkit.tools.get(gold.tool)
-        if spec is None:
-            return dict(gold.args) == dict(call.args)
-        return spec.normalise(gold.args) == spec.normalise(call.args)
+        want, got = (
+            (dict(gold.args), dict(call.args))
+            if spec is None
+            else (
+                spec.normalise(gold.args),
+                spec.normalise(call.args),
+            )
+        )
+        return comparable(gold.tool, want, opts) == comparable(gold.tool, got, opts)
+
+
+def _all_writes(task: Task, gold: GoldRun) -> tuple[bool, ...]:
+    """Without per-call effects (a gold run made elsewhere), every gold call counts as a write
+    when the gold changes the state, and as a read otherwise."""
+    return tuple(gold.mutates for _ in task.gold)
 
 
 def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:

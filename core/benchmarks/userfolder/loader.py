@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import replace
 from pathlib import Path
 
+from core.benchmarks.base import Task
 from core.benchmarks.userfolder.benchmark import UserBenchmark
 from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem, Problems
 from core.benchmarks.userfolder.manifest import MANIFEST, read_manifest
+from core.benchmarks.userfolder.scoring import parse_options
 from core.benchmarks.userfolder.state import STATE_DIR, read_state
 from core.benchmarks.userfolder.taskfile import TASKS_FILE, read_tasks
 from core.benchmarks.userfolder.toolkit import TOOLS_DIR, TOOLS_MODULE, Toolkit, load_toolkit
@@ -77,7 +80,8 @@ def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolki
         if unknown:
             problems.add(MANIFEST, f"domain {domain!r} lists unknown tool(s) {', '.join(unknown)}")
     problems.raise_if_any()  # tasks are checked against this mapping; a broken one would flag every line
-    tasks = read_tasks(folder, toolkit, manifest, problems)
+    tasks = read_tasks(folder, toolkit, manifest, problems, extra_keys=("scoring",))
+    tasks = [with_scoring_options(t, toolkit, problems) for t in tasks]
     problems.raise_if_any()
     bench = UserBenchmark(folder, manifest, toolkit, tasks, state, fingerprint(folder))
     if verify:
@@ -91,6 +95,18 @@ def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolki
                 )
         problems.raise_if_any()
     return bench
+
+
+def with_scoring_options(task: Task, toolkit: Toolkit, problems: Problems) -> Task:
+    """The task with its `scoring` options validated and kept, normalised, in `meta["scoring"]`."""
+    if "scoring" not in task.meta:
+        return task
+    line = task.meta.get("line")
+    params = {name: spec.params for name, spec in toolkit.tools.items()}
+    opts = parse_options(task.meta["scoring"], params, lambda m: problems.add(TASKS_FILE, m, line))
+    if opts is None:
+        return task
+    return replace(task, meta={**task.meta, "scoring": opts.to_json()})
 
 
 def outside_links(folder: Path, problems: Problems) -> None:

@@ -13,9 +13,11 @@ only write calls (reads are exploration whose choice and number are free), so
 counting reads would make TC false for almost every task that needs a lookup;
 restricting to writes makes TC answer the paper's question "did the agent pick
 the tools the task needs" and keeps tasks with an empty ground truth meaningful
-(TC true iff the agent wrote nothing). A write call counts even when it was
-rejected or skipped, because TC is about tool selection, not arguments; calls
-to names that are not WorkBench tools are ignored.
+(TC true iff the agent wrote nothing). A write call that raised (the sandbox
+rejected it or the tool crashed) is no successful invocation and does not
+count; one the tool answered with a validation message did run and counts,
+because TC is about tool selection, not arguments. Calls to names that are not
+WorkBench tools are ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from core.benchmarks.base import Call
+from core.benchmarks.base import Call, invoked
 from core.benchmarks.workbench.replay import EndState, Replayer, call_function_name, newline_rule
 from core.benchmarks.workbench.tools import TOOLS, WRITE_TOOLS
 
@@ -151,8 +153,8 @@ def call_strings(calls: Sequence[Call]) -> list[str]:
 
 
 def tool_correct(calls: Sequence[Call], gold_tools: Sequence[str]) -> bool:
-    """TC: the set of write tools called equals the set of ground-truth tools (see module doc)."""
-    called = {normalise_tool(c.tool) for c in calls}
+    """TC: the set of write tools invoked successfully equals the set of ground-truth tools (see module doc)."""
+    called = {normalise_tool(c.tool) for c in invoked(calls)}
     return {t for t in called if t in WRITE_TOOLS} == set(gold_tools)
 
 
