@@ -198,3 +198,12 @@ def test_the_episode_context_marks_calls_that_raised(bench: UserBenchmark) -> No
 def test_task_scoring_options_round_trip_through_the_task(bench: UserBenchmark) -> None:
     task: Task = bench.task("open-one")
     assert task.meta["scoring"] == {"reads": "allowed", "required_reads": ["search_notes"]}
+
+
+def test_every_option_is_documented() -> None:
+    from core.benchmarks.userfolder.scoring import MODES, OPTION_KEYS, READS
+
+    text = (Path(__file__).parents[1] / "docs" / "user-benchmarks.md").read_text(encoding="utf-8")
+    for key in (*OPTION_KEYS, *MODES, *READS):
+        assert f"`{key}`" in text or f'`"{key}"`' in text, key
+    assert "### Per-task scoring options" in text
