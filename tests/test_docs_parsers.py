@@ -16,7 +16,7 @@ from core.docs.parsers import (
     parse_docstring,
     parse_json,
 )
-from core.docs.parsers.types import canonical, schema_to_type, type_to_schema
+from core.docs.types import canonical, schema_to_type, type_to_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "docs"
 

@@ -123,7 +123,7 @@ def _documentation(toolkit: str, docs: Sequence[ToolDoc]) -> str:
 
 def param_schema(doc: ToolDoc) -> dict[str, Any]:
     """The JSON schema of a call's arguments (types only), to constrain the reply to real parameters."""
-    from core.docs.parsers.types import type_to_schema
+    from core.docs.types import type_to_schema
 
     props = {}
     for p in doc.parameters:

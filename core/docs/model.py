@@ -15,10 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
+from core.docs.schemas import own_schema, retyped
 from core.fields import BY_CODE, CODES, RETURN_CODES, Scope, field
 
 # Attribute holding each tool-scope field on ToolDoc.
@@ -50,14 +58,54 @@ class DocError(ValueError):
     """An operation or input that does not fit the field model."""
 
 
-class Param(BaseModel):
-    """One input parameter. Its name is the IPN field; the rest are optional fields."""
+class _Entry(BaseModel):
+    """Shared by the models: attributes added after docs were first stored are left out of
+    their JSON while unset, so the canonical form (and the content hash) of a doc that does
+    not use them stays what it was."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in self._OMIT_WHEN_NONE:
+                if data.get(key, 0) is None:
+                    del data[key]
+        return data
+
+
+class _Typed(_Entry):
+    """An entry with a type text (IPT/RPT) and the exact schema keywords behind it (core.docs.schemas)."""
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("type_schema",)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normal_schema(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("type_schema") is not None:
+            if not isinstance(data["type_schema"], dict):
+                raise ValueError("type_schema must be a JSON object")
+            data = {**data, "type_schema": own_schema(data.get("type"), data["type_schema"])}
+        return data
+
+    def _retype(self, value: Any) -> dict[str, Any]:
+        new = None if value is _MISSING else value
+        return {"type": new, "type_schema": retyped(self.type_schema, self.type, new)}
+
+
+class Param(_Typed):
+    """One input parameter. Its name is the IPN field; the rest are optional fields.
+
+    `type_schema` holds the source's JSON-Schema keywords when IPT text alone
+    would not reproduce them (an enum with its type, nested properties, bounds).
+    """
 
     name: str
     description: str | None = None
     type: str | None = None
+    type_schema: dict[str, Any] | None = None
     has_default: bool = False
     default: Any = None
     required: bool | None = None
@@ -81,17 +129,18 @@ class Param(BaseModel):
             if value is _MISSING:
                 return self.model_copy(update={"has_default": False, "default": None})
             return self.model_copy(update={"has_default": True, "default": value})
+        if code == "IPT":
+            return self.model_copy(update=self._retype(value))
         return self.model_copy(update={PARAM_ATTR[code]: None if value is _MISSING else value})
 
 
-class Return(BaseModel):
-    """One return entry (RPN, RPD, RPT); any of the three may be absent."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Return(_Typed):
+    """One return entry (RPN, RPD, RPT); any of the three may be absent; `type_schema` as on Param."""
 
     name: str | None = None
     description: str | None = None
     type: str | None = None
+    type_schema: dict[str, Any] | None = None
 
     def get(self, code: str) -> Any:
         return getattr(self, RETURN_ATTR[code])
@@ -100,16 +149,25 @@ class Return(BaseModel):
         return self.get(code) not in (None, "")
 
     def with_field(self, code: str, value: Any) -> Return:
+        if code == "RPT":
+            return self.model_copy(update=self._retype(value))
         return self.model_copy(update={RETURN_ATTR[code]: None if value is _MISSING else value})
 
     def is_empty(self) -> bool:
         return not any(self.has(c) for c in RETURN_CODES)
 
 
-class ToolDoc(BaseModel):
-    """Documentation of one tool: its dispatch key plus any subset of the 17 fields."""
+class ToolDoc(_Entry):
+    """Documentation of one tool: its dispatch key plus any subset of the 17 fields.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    `schema_extra` keeps the top-level keywords of the source's parameter schema
+    that the parameters do not hold (`additionalProperties`, `$defs`, a `type`
+    other than "object", `"required": []` of a tool without parameters); a
+    keyword mapped to None was absent from the source. It is not a field and
+    no operation changes it.
+    """
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("schema_extra",)
 
     tool: str = Field(description="dispatch key of the tool in its benchmark; not a documentation field")
     name: str | None = None
@@ -122,6 +180,7 @@ class ToolDoc(BaseModel):
     response_template: str | None = None
     guidance: str | None = None
     constraints: str | None = None
+    schema_extra: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ identity
     def canonical_json(self) -> str:

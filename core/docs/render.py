@@ -26,6 +26,7 @@ from core.docs.parsers.sections import (
     NO,
     PARAM_KEYS,
     RETURN_KEYS,
+    SCHEMA_KEY,
     TOOL_LABEL_SET,
     UNSPECIFIED,
     YES,
@@ -34,7 +35,8 @@ from core.docs.parsers.sections import (
     shows,
     value_lines,
 )
-from core.docs.parsers.types import schema_to_type, type_to_schema
+from core.docs.schemas import fragment, schema_text
+from core.docs.types import schema_to_type
 
 __all__ = [
     "decode_openai_name",
@@ -57,6 +59,8 @@ def _param_block(p: Param) -> list[str]:
         lines += value_lines(PARAM_KEYS["IPD"], p.description)
     if shows(p.type):
         lines += value_lines(PARAM_KEYS["IPT"], p.type)
+    if p.type_schema is not None:
+        lines += value_lines(SCHEMA_KEY, schema_text(p.type_schema))
     if p.has_default:
         lines += value_lines(PARAM_KEYS["DPV"], json.dumps(p.default, ensure_ascii=False, default=str))
     for code, value in (("PRF", p.required), ("POF", p.optional)):
@@ -71,6 +75,8 @@ def _return_block(r: Return) -> list[str]:
         value = r.get(code)
         if shows(value):
             lines += value_lines(key, value)
+    if r.type_schema is not None:
+        lines += value_lines(SCHEMA_KEY, schema_text(r.type_schema))
     return lines
 
 
@@ -99,6 +105,8 @@ def render_text(doc: ToolDoc, alias: str | None = None) -> str:
         lines += value_lines(LABELS["TD"], doc.domain)
     _check_unique(doc)
     lines += list_section(LABELS["PARAMS"], (_param_block(p) for p in doc.parameters))
+    if doc.schema_extra is not None:
+        lines += value_lines(LABELS["SCHEMA"], schema_text(doc.schema_extra))
     lines += _tail_sections(doc)
     return "\n".join(lines)
 
@@ -114,7 +122,9 @@ def input_schema(doc: ToolDoc) -> tuple[dict[str, Any], list[list[str]]]:
     """The JSON schema of the parameters, plus per-parameter text for what has no native slot.
 
     The text items carry POF, a type text the schema cannot reproduce exactly,
-    and an unspecified required flag among specified ones.
+    and an unspecified required flag among specified ones. A parameter's stored
+    schema keywords and the doc's top-level `schema_extra` are written as they
+    were read, so a schema source renders back to itself.
     """
     _check_unique(doc)
     properties: dict[str, Any] = {}
@@ -123,12 +133,10 @@ def input_schema(doc: ToolDoc) -> tuple[dict[str, Any], list[list[str]]]:
     for p in doc.parameters:
         prop: dict[str, Any] = {}
         extra: list[str] = []
-        if p.type not in (None, ""):
-            fragment = type_to_schema(p.type)
-            if fragment:
-                prop.update(fragment)
-            if schema_to_type(fragment) != p.type:
-                extra += value_lines(PARAM_KEYS["IPT"], p.type)
+        keywords = fragment(p.type, p.type_schema)
+        prop.update(keywords)
+        if p.type not in (None, "") and schema_to_type(keywords) != p.type:
+            extra += value_lines(PARAM_KEYS["IPT"], p.type)
         if p.description not in (None, ""):
             prop["description"] = p.description
         if p.has_default:
@@ -143,7 +151,23 @@ def input_schema(doc: ToolDoc) -> tuple[dict[str, Any], list[list[str]]]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if any_required:
         schema["required"] = [p.name for p in doc.parameters if p.required]
-    return schema, residual
+    return _with_extra(schema, doc), residual
+
+
+def _with_extra(schema: dict[str, Any], doc: ToolDoc) -> dict[str, Any]:
+    """The top-level keywords of the source schema (`ToolDoc.schema_extra`; None: absent there)."""
+    for key, value in (doc.schema_extra or {}).items():
+        if key == "properties" and doc.parameters:
+            continue  # parameters added to a tool whose source had none
+        if key == "required" and doc.parameters:
+            flagged = {p.name for p in doc.parameters if p.required}
+            if {n for n in value if doc.param(n) is not None} != flagged:
+                continue  # an operation changed the flags: they decide
+        if value is None:
+            schema.pop(key, None)
+        else:
+            schema[key] = value
+    return schema
 
 
 def _fd_is_raw(doc: ToolDoc) -> bool:

@@ -26,8 +26,8 @@ from typing import Any
 
 from core.docs import DocSet, ToolDoc, diff, parse_mcp, render_mcp
 from core.docs.parsers.schema import _hints
-from core.docs.parsers.types import type_to_schema
 from core.docs.render import schema_description
+from core.docs.types import type_to_schema
 
 DESCRIPTION_FIELDS = frozenset({"FD", "TD", "CI", "UE", "RT", "UG", "IC", "RPN", "RPD", "RPT"})
 TYPE_KEYS = ("type", "items", "enum", "anyOf", "oneOf", "const", "prefixItems")

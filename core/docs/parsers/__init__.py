@@ -1,11 +1,14 @@
 """Read tool documentation from any supported source into ToolDocs.
 
-Formats: OpenAI tool schemas, MCP tool definitions, Python callables
-(signature + numpy/Google/reST docstring), WorkBench `tools.json`, API-Bank
-`api_docs.json`, EasyTool/DRAFT `tool_guidelines` files, our own ToolDoc /
-DocSet JSON, and our rendered text. `load_docs` detects the format of a file
-(JSON or JSONL) or of every .json/.jsonl file in a folder. Every failure is a
-`DocParseError` naming the file, the line when there is one, and the key.
+Formats: OpenAI tool schemas (and BFCL function definitions, with their
+`response` schema), BFCL rows (`{"id", "question", "function": [...]}`), MCP
+tool definitions, OpenAPI 3 specs (one doc per operation), ToolAlpaca tool
+entries, Python callables (signature + numpy/Google/reST docstring), WorkBench
+`tools.json`, API-Bank `api_docs.json`, EasyTool/DRAFT `tool_guidelines`
+files, our own ToolDoc / DocSet JSON, and our rendered text. `load_docs`
+detects the format of a file (JSON, or JSON lines whatever the file is named)
+or of every .json/.jsonl file in a folder. Every failure is a `DocParseError`
+naming the file, the line when there is one, and the key.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from core.docs.parsers.datasets import (
 )
 from core.docs.parsers.docstring import ParamDoc, ParsedDocstring, parse_docstring
 from core.docs.parsers.errors import DocParseError, Where
+from core.docs.parsers.openapi import is_openapi, parse_openapi, parse_toolalpaca
 from core.docs.parsers.python import parse_callable
 from core.docs.parsers.rendered import parse_text
 from core.docs.parsers.schema import parse_mcp, parse_openai
+from core.docs.parsers.sections import LABELS
 from core.safeio import InputError, decode_utf8, loads_json
 
 __all__ = [
@@ -45,12 +50,15 @@ __all__ = [
     "parse_mcp",
     "parse_native",
     "parse_openai",
+    "parse_openapi",
     "parse_text",
     "parse_tool_guidelines",
     "parse_workbench_tool",
 ]
 
 _NATIVE_KEYS = frozenset(ToolDoc.model_fields)
+# One tool per file, as plain text or our labelled text, named by the file unless the text names it.
+TEXT_SUFFIXES = (".txt", ".md")
 # Keys only an MCP tool definition has (and the usual misspellings of its inputSchema).
 _MCP_ONLY = frozenset({"outputSchema", "annotations", "input_schema", "inputschema", "InputSchema"})
 
@@ -62,7 +70,16 @@ FORMATS: dict[str, tuple[str, Callable[[Any, Where], list[ToolDoc]]]] = {
     "api-bank": ("API-Bank API descriptor", lambda o, w: [parse_api_bank_api(o, w)]),
     "tool-guidelines": ("EasyTool/DRAFT tool_guidelines entry", parse_tool_guidelines),
     "tooldoc": ("ToolDoc JSON", lambda o, w: [parse_native(o, w)]),
+    "openapi": ("OpenAPI 3 spec", parse_openapi),
+    "toolalpaca": ("ToolAlpaca tool entry", parse_toolalpaca),
+    "bfcl": ("BFCL row", lambda o, w: _bfcl_row(o, w)),
 }
+
+
+def _bfcl_row(row: dict[str, Any], where: Where) -> list[ToolDoc]:
+    """The function definitions of one BFCL row; its question and id are not documentation."""
+    functions = where.require(row, "function", list)
+    return [parse_openai(fn, where=where.key("function").index(i)) for i, fn in enumerate(functions)]
 
 
 def detect_format(item: Any) -> str | None:
@@ -71,6 +88,12 @@ def detect_format(item: Any) -> str | None:
         return None
     if "tool_guidelines" in item:
         return "tool-guidelines"
+    if is_openapi(item):
+        return "openapi"
+    if "Documentation" in item and "Name" in item:
+        return "toolalpaca"
+    if isinstance(item.get("function"), list):
+        return "bfcl"
     if item.get("type") == "function" and "function" in item:
         return "openai"
     if "inputSchema" in item or _MCP_ONLY & set(item):
@@ -140,7 +163,11 @@ def parse_json(obj: Any, where: Where | None = None) -> list[ToolDoc]:
 
 
 def _read_file(path: Path) -> list[ToolDoc]:
-    """Docs of one file; malformed text (bad UTF-8, bad or too deeply nested JSON) names its line."""
+    """Docs of one file; malformed text (bad UTF-8, bad or too deeply nested JSON) names its line.
+
+    A file with no documentation in it is an error, not an empty doc set, and
+    a definition repeated verbatim (BFCL rows share functions) is read once.
+    """
     name = str(path)
     try:
         text = decode_utf8(path.read_bytes())
@@ -148,27 +175,62 @@ def _read_file(path: Path) -> list[ToolDoc]:
         raise DocParseError(f"{name}: cannot read ({exc})", file=name) from exc
     except InputError as exc:
         raise Where(file=name, line=exc.line).error(exc.message) from None
+    if not text.strip():
+        raise Where(file=name).error("the file is empty; expected tool documentation")
+    if path.suffix.lower() in TEXT_SUFFIXES:
+        return [parse_text(text, tool=None if _names_itself(text) else path.stem, source=name)]
     if path.suffix.lower() == ".jsonl":
-        docs: list[ToolDoc] = []
-        for lineno, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            where = Where(file=name, line=lineno)
-            try:
-                obj = loads_json(line, line=lineno)
-            except InputError as exc:
-                raise where.error(exc.message) from None
-            docs.extend(parse_json(obj, where))
-        return docs
+        docs = _read_lines(text, name)
+    else:
+        try:
+            obj = loads_json(text)
+        except InputError as exc:
+            if not _is_json_lines(text):
+                raise Where(file=name, line=exc.line).error(exc.message) from None
+            docs = _read_lines(text, name)
+        else:
+            docs = parse_json(obj, Where(file=name))
+    if not docs:
+        raise Where(file=name).error("no tool documentation in this file")
+    unique = {d.canonical_json(): d for d in reversed(docs)}
+    return [d for d in docs if unique.get(d.canonical_json()) is d]
+
+
+def _names_itself(text: str) -> bool:
+    """Whether our labelled text names its tool (else a text file's stem does)."""
+    first = next(ln for ln in text.split("\n") if ln.strip())
+    return first.startswith((f"{LABELS['TN']}:", f"{LABELS['ALIAS']}:"))
+
+
+def _is_json_lines(text: str) -> bool:
+    """Whether a file that is not one JSON value is JSON lines (its first line is a whole object)."""
+    first = next((ln for ln in text.split("\n") if ln.strip()), "")
     try:
-        obj = loads_json(text)
-    except InputError as exc:
-        raise Where(file=name, line=exc.line).error(exc.message) from None
-    return parse_json(obj, Where(file=name))
+        return isinstance(loads_json(first), dict) and len([ln for ln in text.split("\n") if ln.strip()]) > 1
+    except InputError:
+        return False
+
+
+def _read_lines(text: str, name: str) -> list[ToolDoc]:
+    docs: list[ToolDoc] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = Where(file=name, line=lineno)
+        try:
+            obj = loads_json(line, line=lineno)
+        except InputError as exc:
+            raise where.error(exc.message) from None
+        docs.extend(parse_json(obj, where))
+    return docs
 
 
 def load_docs(path: str | Path) -> list[ToolDoc]:
-    """All ToolDocs in a doc file (.json/.jsonl, format auto-detected) or in every such file of a folder."""
+    """All ToolDocs in a doc file or in every .json/.jsonl file of a folder.
+
+    A .json/.jsonl file's format is detected per object; a .txt/.md file is
+    one tool's text (see `parse_text`).
+    """
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".json", ".jsonl"))

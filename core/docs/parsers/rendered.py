@@ -6,22 +6,24 @@ import json
 from typing import Any
 
 from core.docs.model import Param, Return, ToolDoc
-from core.docs.parsers.errors import Where
+from core.docs.parsers.errors import DocParseError, Where
 from core.docs.parsers.sections import (
     LABELS,
     LIST_LABELS,
     NO,
     PARAM_KEYS,
     RETURN_KEYS,
+    SCHEMA_KEY,
     TOOL_LABEL_SET,
     UNSPECIFIED,
     YES,
     Section,
+    is_heading,
     parse_block,
 )
 
-_PARAM_KEY_SET = frozenset(PARAM_KEYS.values())
-_RETURN_KEY_SET = frozenset(RETURN_KEYS.values())
+_PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY}
+_RETURN_KEY_SET = frozenset(RETURN_KEYS.values()) | {SCHEMA_KEY}
 
 
 def parse_flag(text: str, where: Where, *, allow_unspecified: bool = False) -> bool | None:
@@ -52,6 +54,8 @@ def parse_param_item(item: tuple[int, tuple[str, ...]], where: Where) -> Param:
         data["description"] = fields["description"][0]
     if "type" in fields:
         data["type"] = fields["type"][0]
+    if SCHEMA_KEY in fields:
+        data["type_schema"] = _schema_value(fields[SCHEMA_KEY], where)
     if "default" in fields:
         text, line = fields["default"]
         try:
@@ -67,7 +71,22 @@ def parse_param_item(item: tuple[int, tuple[str, ...]], where: Where) -> Param:
 
 def parse_return_item(item: tuple[int, tuple[str, ...]], where: Where) -> Return:
     fields = item_fields(item, _RETURN_KEY_SET, where)
-    return Return(**{k: v[0] for k, v in fields.items()})
+    data: dict[str, Any] = {k: v[0] for k, v in fields.items() if k != SCHEMA_KEY}
+    if SCHEMA_KEY in fields:
+        data["type_schema"] = _schema_value(fields[SCHEMA_KEY], where)
+    return Return(**data)
+
+
+def _schema_value(field: tuple[str, int], where: Where) -> dict[str, Any]:
+    """The JSON object of a `schema:` line; anything else is an error naming its line."""
+    text, line = field
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise where.at_line(line).error(f"schema is not JSON: {text[:60]!r} ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise where.at_line(line).error(f"schema must be a JSON object, got {text[:60]!r}")
+    return value
 
 
 def tool_sections(sections: list[Section], where: Where) -> dict[str, Any]:
@@ -93,18 +112,54 @@ def tool_sections(sections: list[Section], where: Where) -> dict[str, Any]:
         data["examples"] = tuple("\n".join(block) for _, block in by_label[LABELS["UE"]].items)
     if LABELS["ALIAS"] in by_label:
         data["_alias"] = by_label[LABELS["ALIAS"]].text
+    if LABELS["SCHEMA"] in by_label:
+        section = by_label[LABELS["SCHEMA"]]
+        data["schema_extra"] = _schema_value((section.text or "", section.line), where)
     return data
 
 
 def parse_text(text: str, *, tool: str | None = None, source: str = "<text>") -> ToolDoc:
-    """Parse the output of `render_text`. `tool` is the dispatch key (default: TN, else the alias)."""
+    """Parse the output of `render_text`, or a plain-text description.
+
+    Text that does not start with one of our headings is a description (FD),
+    optionally followed, after a blank line, by labelled sections; it needs
+    `tool` since it names no tool. Empty text is an error, never an empty doc.
+    `tool` is the dispatch key (default: TN, else the alias).
+    """
     where = Where(file=source)
-    sections = parse_block(text.split("\n"), TOOL_LABEL_SET, LIST_LABELS, where)
-    data = tool_sections(sections, where)
+    if not text.strip():
+        raise where.error("empty documentation text: expected a description or labelled sections")
+    lines = text.split("\n")
+    first = next(i for i, ln in enumerate(lines) if ln.strip())
+    if is_heading(lines[first]):
+        data = tool_sections(parse_block(lines, TOOL_LABEL_SET, LIST_LABELS, where), where)
+    else:
+        data = _plain(lines, where)
     alias = data.pop("_alias", None)
     if alias is not None and "name" in data:
         raise where.error('both "Tool name" and "Tool id" are given')
     key = tool or data.get("name") or alias
     if not key:
+        if "description" in data and not any(is_heading(ln) for ln in lines):
+            raise where.error("plain-text documentation names no tool; give the tool's name with it")
         raise where.error('missing "Tool name" (or "Tool id")')
     return ToolDoc(tool=key, **data)
+
+
+def _plain(lines: list[str], where: Where) -> dict[str, Any]:
+    """FD from leading plain text, then any labelled sections after a blank line.
+
+    When what follows is not strictly our sections, the whole text is FD, so a
+    description that merely contains a line like "Returns: ..." stays intact.
+    """
+    whole = {"description": "\n".join(lines).strip("\n")}
+    start = next((i for i in range(2, len(lines)) if lines[i - 1] == "" and is_heading(lines[i])), None)
+    if start is None:
+        return whole
+    try:
+        data = tool_sections(parse_block(lines[start:], TOOL_LABEL_SET, LIST_LABELS, where, start + 1), where)
+    except DocParseError:
+        return whole
+    if "description" in data:
+        return whole
+    return {"description": "\n".join(lines[:start]).strip("\n"), **data}

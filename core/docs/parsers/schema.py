@@ -2,9 +2,13 @@
 
 JSON-schema types become canonical type text (IPT), the `required` list sets
 PRF on every parameter (true or false; absent list: PRF absent), `default`
-sets DPV. When the description carries our labelled sections (written by
-`core.docs.render` for fields with no native slot) they are read back; any
-description that does not parse strictly as ours is kept whole as FD.
+sets DPV. Schema keywords the type text cannot reproduce (an enum's `type`,
+nested properties, `items`, `format`, bounds) are kept verbatim beside it
+(`type_schema`, see core.docs.schemas), and so are the top-level keywords
+other than `properties`/`required` (`ToolDoc.schema_extra`), so a schema
+renders back exactly. When the description carries our labelled sections
+(written by `core.docs.render` for fields with no native slot) they are read
+back; any description that does not parse strictly as ours is kept whole as FD.
 """
 
 from __future__ import annotations
@@ -23,14 +27,21 @@ from core.docs.parsers.sections import (
     is_heading,
     parse_block,
 )
-from core.docs.parsers.types import schema_to_type
+from core.docs.schemas import own_schema, type_part
+from core.docs.types import schema_to_type
 
 _RESIDUAL_PARAM_KEYS = frozenset({PARAM_KEYS["IPN"], PARAM_KEYS["IPT"], PARAM_KEYS["PRF"], PARAM_KEYS["POF"]})
-_RESIDUAL_LABELS = TOOL_LABEL_SET - {LABELS["ALIAS"]}
+_RESIDUAL_LABELS = TOOL_LABEL_SET - {LABELS["ALIAS"], LABELS["SCHEMA"]}
 
 
 def schema_params(schema: dict[str, Any] | None, where: Where) -> list[Param]:
-    """Parameters from a JSON schema of type object."""
+    """Parameters from a JSON schema of type object.
+
+    Each keeps its whole schema (less description and default) as `type_schema`
+    without normalising it: the type text may still change (our own renderings
+    carry exact type text in the description), and `exact_params` then drops
+    what the final text reproduces.
+    """
     if schema is None:
         return []
     props = where.optional(schema, "properties", dict) or {}
@@ -50,9 +61,39 @@ def schema_params(schema: dict[str, Any] | None, where: Where) -> list[Param]:
                 has_default="default" in prop,
                 default=prop.get("default"),
                 required=None if required is None else name in required,
-            )
+            ).model_copy(update={"type_schema": type_part(prop)})
         )
     return params
+
+
+def exact_params(params: list[Param]) -> list[Param]:
+    """Parameters whose `type_schema` holds only what their type text does not reproduce."""
+    return [p.model_copy(update={"type_schema": own_schema(p.type, p.type_schema)}) for p in params]
+
+
+def schema_extra(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Top-level keywords of a parameter schema that its parameters do not hold (None: nothing).
+
+    A keyword mapped to None was absent (the renderer writes `type` and
+    `properties` unless told so). `required` is kept when the parameters'
+    flags would not write it back as it was: a schema without properties, a
+    list in another order than the properties, or names that are no property.
+    """
+    if schema is None:
+        return None
+    extra = {k: v for k, v in schema.items() if k not in ("type", "properties", "required")}
+    if "type" not in schema:
+        extra["type"] = None
+    elif schema["type"] != "object":
+        extra["type"] = schema["type"]
+    if "properties" not in schema:
+        extra["properties"] = None
+    required = schema.get("required")
+    if isinstance(required, list):
+        props = schema.get("properties") or {}
+        if not props or required != [n for n in props if n in required]:
+            extra["required"] = required
+    return extra or None
 
 
 def split_description(description: str | None) -> tuple[str | None, dict[str, Any] | None]:
@@ -136,7 +177,7 @@ def _build(
         tn = None
     else:
         tn = decode_openai_name(name) if encoded else name
-    data = {"name": tn, "description": fd, "parameters": tuple(merged), **residual}
+    data = {"name": tn, "description": fd, "parameters": tuple(exact_params(merged)), **residual}
     return data, tool or tn or name
 
 
@@ -157,9 +198,15 @@ def parse_openai(
         fn = obj
     name = where.require(fn, "name", str)
     description = where.optional(fn, "description", str)
-    params = schema_params(where.optional(fn, "parameters", dict), where.key("parameters"))
+    schema = where.optional(fn, "parameters", dict)
+    params = schema_params(schema, where.key("parameters"))
     data, key = _build(name, description, params, tool=tool, alias=alias, encoded=True)
-    return ToolDoc(tool=key, **data)
+    response = where.optional(fn, "response", dict)
+    if response is not None:
+        data["returns"] = tuple(output_returns(response, where.key("response"))) + tuple(
+            data.get("returns", ())
+        )
+    return ToolDoc(tool=key, schema_extra=schema_extra(schema), **data)
 
 
 def parse_mcp(
@@ -181,11 +228,13 @@ def parse_mcp(
             f'MCP tool definition without "inputSchema"{hint}: MCP requires it, use {{"type": "object"}} '
             "for a tool without parameters"
         )
-    params = schema_params(where.require(obj, "inputSchema", dict), where.key("inputSchema"))
+    schema = where.require(obj, "inputSchema", dict)
+    params = schema_params(schema, where.key("inputSchema"))
     data, key = _build(name, description, params, tool=tool, alias=alias, encoded=False)
+    data["schema_extra"] = schema_extra(schema)
     out_schema = where.optional(obj, "outputSchema", dict)
     if out_schema is not None:
-        data["returns"] = tuple(_output_returns(out_schema, where.key("outputSchema"))) + tuple(
+        data["returns"] = tuple(output_returns(out_schema, where.key("outputSchema"))) + tuple(
             data.get("returns", ())
         )
     annotations = where.optional(obj, "annotations", dict)
@@ -195,16 +244,34 @@ def parse_mcp(
     return ToolDoc(tool=key, **data)
 
 
-def _output_returns(schema: dict[str, Any], where: Where) -> list[Return]:
+def output_returns(schema: dict[str, Any], where: Where) -> list[Return]:
+    """Return entries from a declared output schema (MCP `outputSchema`, BFCL `response`).
+
+    An object's properties are one entry each (RPN, RPD, RPT with their exact
+    schema); any other schema is one unnamed entry, named by a `name` key when
+    the source gives one (BFCL does).
+    """
     props = where.optional(schema, "properties", dict)
     if props:
         out = []
         for rname, prop in props.items():
-            where.key("properties").key(rname).check(prop, dict)
-            out.append(Return(name=rname, type=schema_to_type(prop), description=prop.get("description")))
+            w = where.key("properties").key(rname)
+            w.check(prop, dict)
+            out.append(_typed_return(rname, prop, w))
         return out
-    ret = Return(type=schema_to_type(schema), description=where.optional(schema, "description", str))
+    rest = {k: v for k, v in schema.items() if k != "name"}
+    ret = _typed_return(where.optional(schema, "name", str), rest, where)
     return [] if ret.is_empty() else [ret]
+
+
+def _typed_return(name: str | None, prop: dict[str, Any], where: Where) -> Return:
+    kind = schema_to_type(prop)
+    return Return(
+        name=name,
+        description=where.optional(prop, "description", str),
+        type=kind,
+        type_schema=type_part(prop),
+    )
 
 
 _HINTS = {

@@ -18,12 +18,14 @@ from core.docs.parsers.errors import Where
 
 # Tool-level headings in render order (taxonomy order). "Tool id" stands in for
 # an absent Tool Name: it is the alias the agent calls, not documentation.
+# "Parameter schema" carries `ToolDoc.schema_extra` in text (schemas hold it natively).
 LABELS: dict[str, str] = {
     "TN": "Tool name",
     "ALIAS": "Tool id",
     "FD": "Description",
     "TD": "Domain",
     "PARAMS": "Parameters",
+    "SCHEMA": "Parameter schema",
     "RETURNS": "Returns",
     "CI": "Code",
     "UE": "Examples",
@@ -42,6 +44,8 @@ PARAM_KEYS: dict[str, str] = {
     "POF": "optional",
 }
 RETURN_KEYS: dict[str, str] = {"RPN": "name", "RPD": "description", "RPT": "type"}
+# Key of an entry's exact JSON-Schema keywords (`type_schema`), shown as one line of JSON after its type.
+SCHEMA_KEY = "schema"
 YES, NO, UNSPECIFIED = "yes", "no", "unspecified"
 
 _HEAD = re.compile(r"^([A-Za-z][A-Za-z ]*?):(?: (.*))?$")
