@@ -80,10 +80,38 @@ class JobState:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     cancel_requested: bool = False
+    started_at: datetime | None = None  # the supervisor's "running" row
+    first_progress: tuple[datetime, int] | None = None  # (when, done) of the first progress row
+    progress_at: datetime | None = None  # the latest progress row
 
     @property
     def active(self) -> bool:
         return self.status in ACTIVE
+
+    @property
+    def phase(self) -> str:
+        """What the job is doing now, in the producer's words (its latest progress message)."""
+        return self.message if self.active else ""
+
+    def elapsed_s(self, at: datetime | None = None) -> float | None:
+        """Seconds since the job started running (until its last row once it ended)."""
+        if self.started_at is None:
+            return None
+        end = (at or datetime.now()) if self.active else (self.updated_at or self.started_at)
+        return max(0.0, (pd.Timestamp(end) - pd.Timestamp(self.started_at)).total_seconds())
+
+    def eta_s(self, at: datetime | None = None) -> float | None:
+        """Seconds left at the rate of the steps done so far; None until one step is done."""
+        if not self.active or not self.total or not self.done or self.done >= self.total:
+            return None
+        left = self.total - self.done
+        if self.first_progress is not None and self.progress_at is not None:
+            t0, d0 = self.first_progress
+            span = (pd.Timestamp(self.progress_at) - pd.Timestamp(t0)).total_seconds()
+            if self.done > d0 and span > 0:  # the rate between progress rows: start-up time excluded
+                return left * span / (self.done - d0)
+        elapsed = self.elapsed_s(at)
+        return None if not elapsed else left * elapsed / self.done
 
     @property
     def fraction(self) -> float | None:
@@ -311,13 +339,18 @@ WITH ev AS (
            bool_or(status = 'cancel_requested') AS cancel_req,
            arg_max(done, ts) FILTER (WHERE total IS NOT NULL) AS done,
            arg_max(total, ts) FILTER (WHERE total IS NOT NULL) AS total,
-           arg_max(coalesce(message, ''), ts) AS message
+           arg_max(coalesce(message, ''), ts) AS message,
+           min(ts) FILTER (WHERE status = 'running') AS started_at,
+           min(ts) FILTER (WHERE total IS NOT NULL AND status = 'running') AS first_progress_at,
+           arg_min(done, ts) FILTER (WHERE total IS NOT NULL AND status = 'running') AS first_done,
+           max(ts) FILTER (WHERE total IS NOT NULL AND status = 'running') AS progress_at
     FROM job_events
     {where}
     GROUP BY job_id
 )
 SELECT ev.job_id, j.kind, j.params, j.pid, coalesce(j.created_at, ev.first_ts) AS created_at,
-       ev.updated_at, ev.last_status, ev.terminal, ev.cancel_req, ev.done, ev.total, ev.message
+       ev.updated_at, ev.last_status, ev.terminal, ev.cancel_req, ev.done, ev.total, ev.message,
+       ev.started_at, ev.first_progress_at, ev.first_done, ev.progress_at
 FROM ev LEFT JOIN jobs j USING (job_id)
 ORDER BY created_at DESC
 {limit}
@@ -361,7 +394,18 @@ def _fold(row: Mapping[str, Any]) -> JobState:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         cancel_requested=bool(row["cancel_req"]),
+        started_at=_ts(row.get("started_at")),
+        first_progress=(
+            (_ts(row.get("first_progress_at")), _int(row.get("first_done")) or 0)
+            if _ts(row.get("first_progress_at")) is not None
+            else None
+        ),
+        progress_at=_ts(row.get("progress_at")),
     )
+
+
+def _ts(value: Any) -> datetime | None:
+    return None if value is None or pd.isna(value) else pd.Timestamp(value).to_pydatetime()
 
 
 def _int(value: Any) -> int | None:

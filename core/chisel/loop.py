@@ -84,6 +84,12 @@ class Optimizer:
         self.key = benchmark_key(self.bench)
         self.evaluator = evaluator
         self.run_id = ""
+        self._steps = (0, 0)  # (tools done, tools in all) for phase reports
+
+    def _phase(self, message: str) -> None:
+        """Report what the run is doing now at its tool count, so a job's card moves before a tool ends."""
+        if self.progress and self._steps[1]:
+            self.progress(self._steps[0], self._steps[1], message)
 
     # ------------------------------------------------------------------ evaluation
     def _evaluator(self) -> Evaluator:
@@ -157,12 +163,16 @@ class Optimizer:
             items = pool_validation(items, cfg.min_val_tasks, cfg.seed)
             t0 = time.monotonic()
             priors = priors_from_rows(study_rows, domain)
+            self._steps = (done, total_tools)
+            self._phase(f"profiling {domain}: original docs on {len(items)} tools' opt and val tasks")
             prof = self._profile(domain, items, original)
             result.profile_minutes += (time.monotonic() - t0) / 60
             for tt in items:
                 if self.cancelled():
                     result.cancelled = True
                     break
+                self._steps = (done, total_tools)
+                self._phase(f"optimizing {tt.tool}")
                 skip = outside_headroom(prof[tt.tool], cfg.headroom)
                 if skip:
                     tr = self._skip_tool(tt, original[tt.tool], prof[tt.tool], skip, memory)
@@ -316,6 +326,9 @@ class Optimizer:
                 reason = "no failed optimization traces left"
                 break
             ctx.iteration = n
+            self._phase(
+                f"optimizing {tt.tool}: iteration {n} of {cfg.iterations}, {len(failed)} failed traces"
+            )
             step = self._iteration(ctx, failed, memory, tt, original, p)
             if step is None:
                 reason = "the diagnoses found nothing documentation could fix" if n == 1 else "no new plan"

@@ -70,6 +70,7 @@ def fields_cmd(
 ) -> None:
     """Run (or resume) the field-impact study for each domain × model × agent and print ΔTS per field."""
     from core.benchmarks.registry import get_benchmark
+    from core.cli.evaluate import job_hooks
     from core.fields import CODES, field
     from core.llm import default_model
     from core.study import report
@@ -97,7 +98,11 @@ def fields_cmd(
                     max_steps=max_steps,
                     time_limit_s=time_limit,
                 )
-                rows = run_study(wh, spec, bench=bench, concurrency=concurrency, progress=click.echo)
+                steps, cancelled = job_hooks(wh)
+                rows = run_study(
+                    wh, spec, bench=bench, concurrency=concurrency, progress=click.echo, steps=steps,
+                    cancelled=cancelled,
+                )  # fmt: skip
                 click.echo(f"\n{report.title(rows)}  (study {spec.study_id})")
                 click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))
                 click.echo("")

@@ -53,6 +53,7 @@ from core.warehouse.records import content_hash, now
 from core.warehouse.rows import FieldImpactRow
 
 Progress = Callable[[str], None]
+Steps = Callable[[int, int, str], None]  # (variant runs done, variant runs in all, what runs now)
 
 
 @dataclass(frozen=True)
@@ -196,8 +197,13 @@ def run_study(
     progress: Progress | None = None,
     agent_factory=None,
     cancelled: Callable[[], bool] | None = None,
+    steps: Steps | None = None,
 ) -> pd.DataFrame:
-    """Run (or resume) the study and return its field_impact rows as a frame."""
+    """Run (or resume) the study and return its field_impact rows as a frame.
+
+    `steps` hears each variant run as it starts and ends ("k of N variant runs
+    done"), so a study that takes an hour shows where it is.
+    """
     from core.runner import RunPlan, run
 
     say = progress or (lambda _msg: None)
@@ -234,12 +240,15 @@ def run_study(
     task_scores: dict[str, list[dict[str, float]]] = {"original": [], **{v.field: [] for v in runnable}}
     run_ids: dict[str, list[str]] = {"original": [], **{v.field: [] for v in runnable}}
     stopped = False
+    total_runs, runs_done = spec.repeats * (len(runnable) + 1), 0
     for r in range(spec.repeats):
         config = spec.config(r)
         for label, docset in [("original", ctx.original), *((v.field, v.docset) for v in runnable)]:
             if cancelled and cancelled():
                 stopped = True
                 break
+            if steps:
+                steps(runs_done, total_runs, f"repeat {r + 1} of {spec.repeats}: {label}")
             plan = RunPlan(
                 ctx.bench,
                 docset,
@@ -258,6 +267,9 @@ def run_study(
             (base if label == "original" else per_variant[label]).append((m.ts, m.tc))
             run_ids[label].append(res.run_id)
             task_scores[label].append(task_successes(warehouse, res.run_id))
+            runs_done += 1
+            if steps:
+                steps(runs_done, total_runs, f"repeat {r + 1} of {spec.repeats}: {label} done")
             say(f"  r{r} {label:<8} TS {m.ts:6.1%} TC {m.tc:6.1%} [{res.ran} run, {res.reused} reused]")
             # Write the field's row as soon as its repeat is paired, so a long study shows progress.
             frame = impact_rows(spec, ctx, base, per_variant, run_ids, study_run, task_scores)

@@ -13,8 +13,6 @@ show`) are listed at the top.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +20,7 @@ from core import jobs
 from core.study import compare_report as report
 from core.ui import charts, stats
 from core.ui import components as ui
+from core.ui.live import live
 from core.ui.queries import results as q
 from core.ui.state import current_path, wh
 from core.ui.urlstate import UrlState
@@ -141,9 +140,8 @@ def start_form(path: str) -> None:
         )
 
 
-@st.fragment(run_every=2)
 def compare_jobs() -> None:
-    """Comparison jobs, refreshed every two seconds; a finished one refreshes the page's data."""
+    """Comparison jobs, refreshed every few seconds (core.ui.live); a finished one refreshes the page's data."""
     found = jobs.list_jobs(wh(), limit=10, kind="compare")
     if not found:
         return
@@ -151,7 +149,6 @@ def compare_jobs() -> None:
         st.rerun()  # redraw the whole page: the finished comparison's tables are above this fragment
     for j in [j for j in found if j.active] + [j for j in found if not j.active][:3]:
         job_card(j)
-    st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")
 
 
 def stored_comparisons(path: str) -> None:
@@ -393,7 +390,7 @@ def render() -> None:
     )
     path = current_path()
     start_form(path)
-    compare_jobs()
+    live("compare_jobs", compare_jobs)
     stored_comparisons(path)
     avail = q.compare_benchmarks(path)
     if avail.empty:

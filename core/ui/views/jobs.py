@@ -3,7 +3,7 @@
 The job runs in its own process (core/jobs.py) and reports progress into the
 warehouse, so the progress shown here survives a reload, appears in a second
 tab, and keeps going if the browser is closed. The list refreshes itself every
-two seconds (a Streamlit fragment), without rerunning the whole page.
+few seconds (a Streamlit fragment that backs off when drawing is slow), without rerunning the whole page.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ import streamlit as st
 
 from core import jobs
 from core.ui import components as ui
+from core.ui.live import live
 from core.ui.queries import data as data_q
 from core.ui.queries import docs as dq
 from core.ui.queries import traces as tq
 from core.ui.state import current_path, refresh, wh
 
 SPLITS = ("test", "val", "opt")
+LOG_LINES = 6  # a running job's card shows its last log lines, so a long step is visibly alive
 PARADIGMS = ("react", "multi")
 DEFAULT_MODEL = "local/qwen2.5-coder-0.5b"
 # the offline models a newcomer can pick without typing (any litellm model name can be entered)
@@ -158,6 +160,32 @@ def _summary(j: jobs.JobState) -> str:
     return " ".join(j.argv[:4])
 
 
+def duration(seconds: float | None) -> str:
+    """`42 s`, `3 min 05 s`, `1 h 12 min` (a job card's elapsed time and estimate)."""
+    if seconds is None:
+        return "–"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def progress_text(j: jobs.JobState, at: datetime | None = None) -> str:
+    """done / total · what runs now · elapsed · time left, in the producer's own words and units."""
+    parts = [f"{j.done or 0:,} / {j.total:,}"] if j.total else [j.status]
+    if j.message and j.message not in parts:
+        parts.append(j.message)
+    if j.active and j.started_at is not None:
+        parts.append(f"{duration(j.elapsed_s(at))} elapsed")
+        eta = j.eta_s(at)
+        parts.append(f"about {duration(eta)} left" if eta is not None else "estimating time left")
+    elif j.started_at is not None:
+        parts.append(f"took {duration(j.elapsed_s(at))}")
+    return " · ".join(parts)
+
+
 def job_card(j: jobs.JobState) -> None:
     label, color = STATUS_BADGE.get(j.status, (j.status, "gray"))
     with st.container(border=True):
@@ -178,16 +206,14 @@ def job_card(j: jobs.JobState) -> None:
                 on_click=jobs.request_cancel,
                 args=(wh(), j.job_id, "cancelled from the dashboard"),
             )
-        text = f"{j.done or 0} / {j.total}" if j.total else (j.message or j.status)
-        if j.total:
-            text += f" · {j.message}" if j.message else ""
-        st.progress(j.fraction or (1.0 if j.status == "done" else 0.0), text=text)
+        st.progress(j.fraction or (1.0 if j.status == "done" else 0.0), text=progress_text(j))
         st.caption(f"`{j.job_id}` · started {_when(j.created_at)} · updated {_when(j.updated_at)}")
         if j.status in ("failed", "lost"):
             st.error(j.message or "the job stopped without a message", icon=":material/error:")
-            tail = jobs.log_tail(wh(), j.job_id)
+        if j.active or j.status in ("failed", "lost"):
+            tail = jobs.log_tail(wh(), j.job_id, lines=LOG_LINES if j.active else 40)
             if tail:
-                with st.expander("Log"):
+                with st.expander("Last log lines" if j.active else "Log"):
                     st.code(tail, language=None)
         if j.status == "done" and j.kind == "eval" and j.params.get("docset"):
             st.page_link(
@@ -213,9 +239,8 @@ def newly_finished(found: list[jobs.JobState], key: str) -> bool:
     return True
 
 
-@st.fragment(run_every=2)
 def job_list() -> None:
-    """Re-reads the job log every two seconds; finished jobs also refresh the cached page data."""
+    """Re-reads the job log every few seconds; finished jobs also refresh the cached page data."""
     all_jobs = jobs.list_jobs(wh(), limit=30)
     newly_finished(all_jobs, "jobs_seen_finished")
     active = [j for j in all_jobs if j.active]
@@ -230,7 +255,6 @@ def job_list() -> None:
         st.caption("No finished job yet.")
     for j in done[:10]:
         job_card(j)
-    st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")
 
 
 def render() -> None:
@@ -239,4 +263,4 @@ def render() -> None:
         "Evaluate any doc set — including one you just edited — on a split, as a background job.",
     )
     start_form(current_path())
-    job_list()
+    live("jobs", job_list)
