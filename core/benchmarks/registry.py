@@ -12,9 +12,11 @@ so the "all tools" and "domain tools" variants never share episodes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,36 @@ def mcp_benchmark_name(server: str, tasks: str | os.PathLike) -> str:
     return "mcp:" + json.dumps({"server": server, "tasks": str(Path(tasks).expanduser().resolve())})
 
 
+@dataclass(frozen=True)
+class BenchmarkSource:
+    """How to build a benchmark again in another process: its registry name, data dir and options.
+
+    Why: a Ray worker loads the benchmark itself (a benchmark may hold tool
+    processes or server sessions that cannot travel), and only this small
+    recipe crosses the network. A user folder's name is its absolute path.
+    """
+
+    name: str
+    data_dir: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def load(self) -> Benchmark:
+        return get_benchmark(self.name, self.data_dir, **dict(self.options))
+
+
 def get_benchmark(name: str, data_dir: str | os.PathLike | None = None, **options: Any) -> Benchmark:
-    """Build a benchmark by registry name, user-folder path or MCP server."""
+    """Build a benchmark by registry name, user-folder path or MCP server (its `source` rebuilds it)."""
+    bench = _build(name, data_dir, **options)
+    path = Path(name).expanduser()
+    where = str(path.resolve()) if path.is_dir() else name
+    with contextlib.suppress(AttributeError):  # a benchmark that takes no attributes cannot be rebuilt
+        bench.source = BenchmarkSource(  # type: ignore[attr-defined]
+            where, None if data_dir is None else str(data_dir), tuple(sorted(options.items()))
+        )
+    return bench
+
+
+def _build(name: str, data_dir: str | os.PathLike | None = None, **options: Any) -> Benchmark:
     from core.benchmarks.mcp.loader import is_mcp_folder, is_mcp_spec, load_mcp_benchmark
 
     if is_mcp_spec(name):

@@ -1,0 +1,280 @@
+"""The `ray` executor: episodes on long-lived actors of a Ray cluster, records back to the driver.
+
+What moves over the network: the benchmark's recipe (`source`, once per
+actor), the run's shared work (doc set, agent configuration, scripted
+models; once per run through the object store), a task per episode, and
+back the finished episode record with its accounting entries and new cache
+rows. The warehouse never moves: the runner in this process writes what
+comes back, in its usual batched transactions.
+
+Faults. Actors restart without limit (`max_restarts=-1`); an episode whose
+actor died is run again by Ray up to `max_task_retries` times, so a killed
+worker costs the episode's time, never a duplicate (only the returned record
+is stored) nor a loss. An episode that kills its worker every time comes
+back, after the retries, as a failed episode with the error class
+`worker_lost`. Cancel kills the run's actors: their episodes stop where they
+are, are not stored and run again next time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import uuid
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Any
+
+from core.benchmarks.base import Task
+from core.benchmarks.registry import benchmark_key
+from core.llm import current as current_gateway
+from core.llm.keys import env_names_for
+from core.redaction import is_secret_name
+from core.runner.executors.base import EpisodeResult, EpisodeWork
+from core.runner.executors.lost import lost_episode
+from core.runner.executors.relay import CacheRelay, Pump
+from core.runner.executors.worker import EpisodeActor, Shipped
+
+MAX_TASK_RETRIES = 2
+# What a worker inherits from the driver besides the models' keys: the project's settings.
+_ENV_PREFIXES = ("DOCSCHISEL_", "LITELLM_", "HF_HUB_OFFLINE")
+_ENV_DRIVER_ONLY = ("DOCSCHISEL_WAREHOUSE", "DOCSCHISEL_JOB_ID", "DOCSCHISEL_EXECUTOR")
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise RuntimeError("the ray executor needs Ray: pip install 'docschisel[ray]'") from exc
+    return ray
+
+
+class RayExecutor:
+    """Runs episodes on actors of a Ray cluster (`address`: auto, ray://..., host:port, None = local)."""
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        cpus_per_actor: float = 1.0,
+        max_task_retries: int = MAX_TASK_RETRIES,
+        actors: int | None = None,
+    ) -> None:
+        self.address = address
+        self.cpus_per_actor = cpus_per_actor
+        self.max_task_retries = max_task_retries
+        self.actors = actors  # fixed pool size; default: the run's concurrency (bounded by the cluster)
+        self._pools: dict[str, list[Any]] = {}
+        self._relay: Any = None
+        self._pump: Pump | None = None
+        self._lookup: Any = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ cluster
+    def connect(self) -> Any:
+        ray = _ray()
+        if not ray.is_initialized():
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+        return ray
+
+    def open(self, work: EpisodeWork, concurrency: int) -> RaySession:
+        ray = self.connect()
+        gateway = current_gateway()
+        self._lookup = gateway.cache.get  # the pump answers from this run's cache
+        self._start_relay(ray)
+        wanted = self.actors or max(1, concurrency)
+        actors = self._actors(ray, work, wanted)
+        scripts = _scripts(work)
+        box = [ray.put((replace(work, benchmark=None), scripts))]
+        return RaySession(self, work, actors, box)
+
+    def _start_relay(self, ray: Any) -> None:
+        with self._lock:
+            if self._relay is None:
+                relay_cls = ray.remote(num_cpus=0, max_concurrency=1000, max_restarts=-1)(CacheRelay)
+                self._relay = relay_cls.remote()
+            if self._pump is None or not self._pump.is_alive():
+                self._pump = Pump(self._relay, lambda key: self._lookup(key) if self._lookup else None)
+                self._pump.start()
+
+    def _actors(self, ray: Any, work: EpisodeWork, wanted: int) -> list[Any]:
+        """The pool for this benchmark, grown to `wanted` actors (no more than the cluster's CPUs hold)."""
+        bench = work.benchmark
+        source = getattr(bench, "source", None) or _shippable(bench)
+        pool_key = f"{benchmark_key(bench)}|{source!r}"
+        cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        wanted = max(1, min(wanted, int(cpus // self.cpus_per_actor) or 1))
+        actor_cls = ray.remote(
+            num_cpus=self.cpus_per_actor, max_restarts=-1, max_task_retries=self.max_task_retries
+        )(EpisodeActor)
+        env = worker_env(work.config.model)
+        with self._lock:
+            pool = self._pools.setdefault(pool_key, [])
+            while len(pool) < wanted:
+                options = {"runtime_env": {"env_vars": env}} if env else {}
+                pool.append(actor_cls.options(**options).remote(source, benchmark_key(bench), self._relay))
+            return pool[:wanted]
+
+    def actor_pids(self) -> list[int]:
+        """The worker processes of every pool (tests kill one to check fault handling)."""
+        ray = self.connect()
+        return [ray.get(a.pid.remote()) for pool in self._pools.values() for a in pool]
+
+    def kill_actors(self, actors: list[Any] | None = None) -> None:
+        """Stop actors now (cancel), or every actor of this executor; the next run starts fresh ones."""
+        ray = _ray()
+        with self._lock:
+            doomed = {id(a) for a in actors} if actors is not None else None
+            for key, pool in list(self._pools.items()):
+                keep = [a for a in pool if doomed is not None and id(a) not in doomed]
+                for a in pool:
+                    if doomed is None or id(a) in doomed:
+                        ray.kill(a, no_restart=True)
+                self._pools[key] = keep
+
+    def shutdown(self) -> None:
+        """Kill the actors and the relay (the cluster itself keeps running)."""
+        if not _ray().is_initialized():
+            return
+        self.kill_actors()
+        if self._pump is not None:
+            self._pump.stop()
+            self._pump = None
+        if self._relay is not None:
+            _ray().kill(self._relay, no_restart=True)
+            self._relay = None
+
+
+class RaySession:
+    """One run on the executor's actors: one episode in flight per actor."""
+
+    def __init__(self, executor: RayExecutor, work: EpisodeWork, actors: list[Any], box: list[Any]) -> None:
+        self.executor = executor
+        self.work = work
+        self.actors = actors
+        self.capacity = len(actors)
+        self.id = uuid.uuid4().hex
+        self._box = box
+        self._busy = dict.fromkeys(range(len(actors)), 0)
+        self._turn = itertools.count()
+        self._lock = threading.Lock()
+        self.aborted = False
+
+    def submit(self, episode_id: str, task: Task, repeat: int) -> Future[EpisodeResult]:
+        with self._lock:
+            start = next(self._turn) % len(self.actors)
+            order = sorted(
+                range(len(self.actors)), key=lambda i: (self._busy[i], (i - start) % len(self.actors))
+            )
+            index = order[0]
+            self._busy[index] += 1
+        ref = self.actors[index].run.remote(self.id, self._box, task, repeat)
+        out = _Remote(self._accept)
+
+        def done(fut: Future) -> None:
+            with self._lock:
+                self._busy[index] -= 1
+            try:
+                out.set_result(fut.result())
+            except BaseException as exc:  # noqa: BLE001 - handed to the runner through the future
+                lost = self._lost(exc, task, repeat)
+                if lost is not None:
+                    out.set_result((lost, [], []))
+                else:
+                    out.set_exception(exc)
+
+        ref.future().add_done_callback(done)
+        return out
+
+    def _accept(self, shipped: Shipped) -> EpisodeResult:
+        """Book a finished episode's accounting and new cache rows in the driver, then hand it over.
+
+        This runs in the runner's thread when it reads the result, so the
+        entries join the runner's next batched transaction.
+        """
+        result, entries, rows = shipped
+        gateway = current_gateway()
+        for entry in entries:
+            gateway.ledger.record(entry)
+        for row in rows:
+            gateway.cache.put(**row)
+        return result
+
+    def _lost(self, exc: BaseException, task: Task, repeat: int) -> EpisodeResult | None:
+        """The episode record for a task whose worker died on every try (None: another error)."""
+        from ray.exceptions import RayActorError, WorkerCrashedError
+
+        if self.aborted or not isinstance(exc, RayActorError | WorkerCrashedError):
+            return None
+        tries = 1 + self.executor.max_task_retries
+        return lost_episode(
+            self.work, task, repeat, f"the worker running this episode died {tries} times: {exc}"[:500]
+        )
+
+    def abort(self) -> bool:
+        if not self.aborted:
+            self.aborted = True
+            self.executor.kill_actors(self.actors)
+        return True
+
+    def close(self) -> None:
+        self._box.clear()  # the run's shared work can leave the object store
+
+
+def worker_env(*models: str) -> dict[str, str]:
+    """What a worker gets from the driver's environment: project settings and the models' keys, by name."""
+    out = {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith(_ENV_PREFIXES) and k not in _ENV_DRIVER_ONLY and not is_secret_name(k)
+    }
+    for name in env_names_for(models):
+        if name in os.environ:
+            out[name] = os.environ[name]
+    return out
+
+
+def _scripts(work: EpisodeWork) -> list[tuple[str, Any, str]]:
+    """The scripted models the run's configuration names, to register on the workers."""
+    models = [v for v in work.config.to_json().values() if isinstance(v, str) and v.startswith("scripted/")]
+    if not models:
+        return []
+    from core.llm.scripted import SCRIPTED
+
+    out = []
+    for model in models:
+        sm = SCRIPTED.scripts.get(model.split("/", 1)[1])
+        if sm is not None:
+            out.append((sm.name, sm.replies, sm.salt))
+    return out
+
+
+def _shippable(bench: Any) -> Any:
+    """A benchmark without a registry recipe travels whole, if it can be pickled."""
+    import cloudpickle
+
+    try:
+        cloudpickle.dumps(bench)
+    except Exception as exc:
+        raise RuntimeError(
+            f"benchmark {getattr(bench, 'name', bench)!r} cannot run on Ray: it has no `source` recipe "
+            f"(core.benchmarks.registry.get_benchmark gives one) and cannot be pickled ({exc})"
+        ) from exc
+    return bench
+
+
+class _Remote(Future):
+    """A future of a shipped episode whose `result()` books it in the driver once, in the reader's thread."""
+
+    def __init__(self, accept: Any) -> None:
+        super().__init__()
+        self._accept = accept
+        self._booked: tuple[EpisodeResult] | None = None
+
+    def result(self, timeout: float | None = None) -> EpisodeResult:
+        if self._booked is None:
+            self._booked = (self._accept(super().result(timeout)),)
+        return self._booked[0]
