@@ -6,7 +6,14 @@ import json
 
 import click
 
-from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import (
+    benchmark_option,
+    data_dir_option,
+    executor_options,
+    open_warehouse,
+    split_csv,
+    warehouse_option,
+)
 
 
 @click.command(context_settings={"show_default": True})
@@ -67,6 +74,7 @@ from core.cli.common import benchmark_option, data_dir_option, open_warehouse, s
 @click.option("--max-opt-tasks", type=click.IntRange(min=1), default=None, help="GEPA: opt tasks per tool.")
 @click.option("--max-val-tasks", type=click.IntRange(min=1), default=None, help="GEPA: val tasks per tool.")
 @click.option("--show", is_flag=True, help="Print the generated docs as prompt text.")
+@executor_options
 @warehouse_option
 @data_dir_option
 def command(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 warehouse_option = click.option(
@@ -20,6 +24,41 @@ data_dir_option = click.option(
     envvar="DOCSCHISEL_DATA_DIR",
     help="Benchmark data directory (default: $DOCSCHISEL_DATA_DIR or ../shared/benchmarks).",
 )
+
+
+def executor_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--executor, --ray-address: where the command's episodes run; installed before the command runs.
+
+    Every run below the command (an evaluation, each step of an optimization,
+    a study's variants) uses the installed executor (core.runner.executors);
+    the warehouse stays with this process either way (docs/scale-out.md).
+    """
+
+    @functools.wraps(fn)
+    def command(*args: Any, executor: str | None, ray_address: str | None, **kwargs: Any) -> Any:
+        from core.runner.executors import make_executor, use
+
+        try:
+            use(make_executor(executor, ray_address))
+        except (ValueError, RuntimeError) as exc:
+            raise click.UsageError(str(exc)) from exc
+        return fn(*args, **kwargs)
+
+    command = click.option(
+        "--ray-address",
+        default=None,
+        envvar="DOCSCHISEL_RAY_ADDRESS",
+        help="Ray cluster for --executor ray: auto, ray://host:10001 or host:6379 "
+        "(default: $DOCSCHISEL_RAY_ADDRESS, $RAY_ADDRESS, else a local Ray instance).",
+    )(command)
+    return click.option(
+        "--executor",
+        type=click.Choice(["local", "ray"]),
+        default=None,
+        envvar="DOCSCHISEL_EXECUTOR",
+        help="Where episodes run: local threads, or actors of a Ray cluster "
+        "(default: $DOCSCHISEL_EXECUTOR, else local).",
+    )(command)
 
 
 def parse_band(ctx, param, value: str | None):  # noqa: ANN001 - click callback

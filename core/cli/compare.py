@@ -11,6 +11,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    executor_options,
     headroom_option,
     open_warehouse,
     split_csv,
@@ -119,6 +120,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 )
 @click.option("--split-seed", type=int, default=0, help="Seed of the stored split and of the test sample.")
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1)
+@executor_options
 @warehouse_option
 @data_dir_option
 @click.pass_context

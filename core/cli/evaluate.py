@@ -10,6 +10,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    executor_options,
     open_warehouse,
     split_csv,
     tasks_option,
@@ -77,6 +78,7 @@ def job_hooks(warehouse):
     help="Tool calls run per model reply; the excess is recorded, not run "
     "(default $DOCSCHISEL_MAX_CALLS_PER_REPLY or 8).",
 )
+@executor_options
 @warehouse_option
 @data_dir_option
 def command(

@@ -9,6 +9,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    executor_options,
     headroom_option,
     open_warehouse,
     split_csv,
@@ -76,6 +77,7 @@ from core.cli.common import (
 )
 @click.option("--concurrency", "-j", type=int, default=2)
 @click.option("--name", default="", help="Label of the run and of the optimized doc set.")
+@executor_options
 @warehouse_option
 @data_dir_option
 def command(

@@ -16,6 +16,7 @@ import click
 from core.cli.common import (
     benchmark_option,
     data_dir_option,
+    executor_options,
     open_warehouse,
     split_csv,
     target_agent_options,
@@ -75,6 +76,7 @@ _EVOLVE = (
     click.option("--wall-s", type=float, default=20.0, help="Wall seconds per SOP invocation."),
     click.option("--memory-mb", type=int, default=256, help="Address space of the SOP worker (MB)."),
     click.option("--concurrency", "-j", type=int, default=2),
+    executor_options,
     warehouse_option,
     data_dir_option,
 )

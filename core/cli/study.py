@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from core.cli.common import benchmark_option, data_dir_option, open_warehouse, split_csv, warehouse_option
+from core.cli.common import (
+    benchmark_option,
+    data_dir_option,
+    executor_options,
+    open_warehouse,
+    split_csv,
+    warehouse_option,
+)
 
 
 @click.group()
@@ -46,6 +53,7 @@ def command() -> None:
 )
 @click.option("--concurrency", "-j", type=int, default=1)
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@executor_options
 @warehouse_option
 @data_dir_option
 def fields_cmd(
