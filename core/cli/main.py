@@ -27,6 +27,7 @@ FAMILIES: dict[str, str] = {
     "demo": "demo",
     "warehouse": "warehouse",
     "results": "results",
+    "rescore": "rescore",
     "sop": "sop",
     "mcp": "mcp",
     "export-traces": "traces",

@@ -307,3 +307,56 @@ def sop_decisions(store: Store, run_id: str) -> list[dict[str, Any]]:
     return store.query(
         "SELECT * FROM sop_decisions WHERE run_id = ? ORDER BY epoch, action, sop_id", [run_id]
     ).to_dict("records")
+
+
+def benchmark_infos(store: Store) -> dict[str, dict[str, Any]]:
+    """What the warehouse kept about each benchmark (where a folder or server came from), by name."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, info in store.rows("SELECT name, info FROM benchmarks"):
+        try:
+            data = json.loads(info) if info else {}
+        except ValueError:
+            data = {}
+        out[str(name)] = data if isinstance(data, dict) else {}
+    return out
+
+
+def episode_groups(store: Store) -> list[tuple[str, str, int]]:
+    """(benchmark, variant, episodes) of every stored benchmark configuration, for re-scoring."""
+    rows = store.rows(
+        "SELECT benchmark, coalesce(variant, ''), count(*) FROM episodes GROUP BY 1, 2 ORDER BY 1, 2"
+    )
+    return [(str(b), str(v), int(n)) for b, v, n in rows]
+
+
+def stored_scores(store: Store, benchmark: str, variant: str) -> list[dict[str, Any]]:
+    """What re-scoring needs of each episode of one benchmark configuration: its id, task, stored
+    calls and answer, its current score, and its tool_call events as (tool, args, error, error_class)."""
+    eps = store.rows(
+        """SELECT episode_id, task_id, calls, final_answer, success, tool_correct, score, error_class
+           FROM episodes WHERE benchmark = ? AND coalesce(variant, '') = ? ORDER BY episode_id""",
+        [benchmark, variant],
+    )
+    attempts: dict[str, list[tuple[Any, ...]]] = {}
+    for eid, tool, args, error, error_class in store.rows(
+        """SELECT v.episode_id, v.tool, v.args, v.error, v.error_class FROM events v
+           JOIN episodes e USING (episode_id)
+           WHERE e.benchmark = ? AND coalesce(e.variant, '') = ? AND v.kind = 'tool_call'
+           ORDER BY v.episode_id, v.seq""",
+        [benchmark, variant],
+    ):
+        attempts.setdefault(eid, []).append((tool, json.loads(args) if args else {}, error, error_class))
+    return [
+        {
+            "episode_id": eid,
+            "task_id": task_id,
+            "calls": json.loads(calls) if calls else [],
+            "final_answer": final,
+            "success": success,
+            "tool_correct": tool_correct,
+            "score": json.loads(score) if score else {},
+            "error_class": error_class,
+            "attempts": attempts.get(eid, []),
+        }
+        for eid, task_id, calls, final, success, tool_correct, score, error_class in eps
+    ]

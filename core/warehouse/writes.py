@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
+import pyarrow as pa
+
 from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
 from core.liveness import process_owner
@@ -315,6 +317,54 @@ class Writes(Store):
             insert_rows(con, "events", new_evs)
             insert_rows(con, "run_episodes", links)
         return len(new_eps)
+
+    def record_rescores(self, rescores: Sequence[Mapping[str, Any]]) -> int:
+        """Store episodes' new scores under the current scoring rules, keeping every earlier score.
+
+        Each item: `episode_id`, the new `scoring` version, `success`, `tool_correct`, `score`, and
+        the score the episode carried (`old_scoring`, `old_success`, `old_tool_correct`,
+        `old_score`). In one transaction the old and the new score become rows of `episode_scores`
+        (the first row stored for a version is kept) and the episode row takes the new score; its
+        trace (calls, events, answer) is not touched. See migration 0012 for why.
+        """
+        if not rescores:
+            return 0
+        stamp = now()
+
+        def version(eid: str, scoring: Any, success: Any, tool_correct: Any, score: Any) -> dict[str, Any]:
+            text = json.dumps(score, ensure_ascii=False, default=str)
+            return {
+                "episode_id": eid,
+                "scoring": int(scoring),
+                "success": success,
+                "tool_correct": tool_correct,
+                "score": text,
+                "scored_at": stamp,
+            }
+
+        old = [
+            version(
+                r["episode_id"], r["old_scoring"], r["old_success"], r["old_tool_correct"], r["old_score"]
+            )
+            for r in rescores
+        ]
+        new = [
+            version(r["episode_id"], r["scoring"], bool(r["success"]), bool(r["tool_correct"]), r["score"])
+            for r in rescores
+        ]
+        current = [{k: n[k] for k in ("episode_id", "success", "tool_correct", "score")} for n in new]
+        with self.transaction() as con:
+            insert_rows(con, "episode_scores", old)
+            insert_rows(con, "episode_scores", new)  # a version stored before keeps its first row
+            con.register("_rescored", pa.Table.from_pylist(redact(current)))
+            try:
+                con.execute(
+                    "UPDATE episodes SET success = n.success, tool_correct = n.tool_correct, score = n.score "
+                    "FROM _rescored n WHERE episodes.episode_id = n.episode_id"
+                )
+            finally:
+                con.unregister("_rescored")
+        return len(current)
 
     def record_episode(self, episode: Episode, events: Sequence[Event]) -> bool:
         return self.record_episodes([(episode, events)]) == 1

@@ -1,0 +1,37 @@
+"""`docschisel rescore`: score every stored episode again from its trace, under the current rules."""
+
+from __future__ import annotations
+
+import click
+
+from core.cli.common import data_dir_option, open_warehouse, warehouse_option
+
+
+@click.command()
+@click.option(
+    "--benchmark",
+    "-b",
+    "benchmarks",
+    multiple=True,
+    help="Only episodes of this stored benchmark name or key (repeatable; default: every benchmark).",
+)
+@click.option("--force", is_flag=True, help="Also re-score episodes already scored under the current rules.")
+@warehouse_option
+@data_dir_option
+def command(benchmarks: tuple[str, ...], force: bool, warehouse: str | None, data_dir: str | None) -> None:
+    """Re-score stored episodes from their traces (no agent runs again).
+
+    Each episode's stored calls and answer are scored by its benchmark under the
+    current scoring rules (calls that raised are learnt from the trace's events).
+    The episode row takes the new score; the previous one stays in the
+    warehouse's score history (table episode_scores). Episodes whose benchmark
+    cannot be loaded again (missing data, a folder that changed since) are
+    skipped and counted. Prints one line per benchmark, then the totals; run
+    `docschisel results` afterwards to regenerate the results document.
+    """
+    from core.runner.rescore import default_resolver, rescore
+
+    wh = open_warehouse(warehouse, llm=False)
+    report = rescore(wh, benchmarks=set(benchmarks) or None, resolver=default_resolver(data_dir), force=force)
+    for line in report.lines():
+        click.echo(line)
