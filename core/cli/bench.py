@@ -6,7 +6,7 @@ import json
 
 import click
 
-from core.cli.common import data_dir_option, tasks_option, with_tasks
+from core.cli.common import data_dir_option, no_warehouse_option, tasks_option, with_tasks
 
 
 @click.group()
@@ -16,6 +16,7 @@ def command() -> None:
 
 @command.command("list")
 @data_dir_option
+@no_warehouse_option("it lists the built-in benchmarks from their data")
 def list_cmd(data_dir: str | None) -> None:
     """Built-in benchmarks with their size, and whether their data is present."""
     from core.benchmarks.registry import BUILTIN, get_benchmark
@@ -43,6 +44,7 @@ def list_cmd(data_dir: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @tasks_option
 @data_dir_option
+@no_warehouse_option("it replays the gold answers in memory and stores nothing")
 def check_cmd(name: str, as_json: bool, tasks_file: str | None, data_dir: str | None) -> None:
     """Replay every gold answer of NAME and report (exit 1 if any fails)."""
     from core.benchmarks.mcp import McpBenchmark

@@ -16,6 +16,22 @@ warehouse_option = click.option(
     envvar="DOCSCHISEL_WAREHOUSE",
     help="DuckDB warehouse file (default: $DOCSCHISEL_WAREHOUSE or data/warehouse.duckdb).",
 )
+
+
+def no_warehouse_option(why: str):  # noqa: ANN201 - a click decorator
+    """`--warehouse` on a command that never opens one: accepted, so a script can pass it to every
+    command, and its help says why it is not used."""
+    return click.option(
+        "--warehouse",
+        "warehouse",
+        type=click.Path(dir_okay=False),
+        default=None,
+        envvar="DOCSCHISEL_WAREHOUSE",
+        expose_value=False,
+        help=f"Accepted like on every command; not used: this command never touches a warehouse ({why}).",
+    )
+
+
 data_dir_option = click.option(
     "--data-dir",
     "data_dir",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import pandas as pd
 
+from core.cli.common import no_warehouse_option
 from core.fields import FIELDS
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -41,6 +43,7 @@ def command() -> None:
 
 @command.command("list")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@no_warehouse_option("the 17 fields are fixed by the taxonomy")
 def list_fields(fmt: str) -> None:
     """Print the 17 fields: code, name, meaning and prevalence in the paper's 14 datasets."""
     header = ["code", "field", "meaning", "prevalence", "scope"]
@@ -72,16 +75,17 @@ def coverage_cmd(paths: tuple[str, ...], fmt: str, docsets: tuple[str, ...], war
     """Share of tools providing each field, per doc collection.
 
     Each PATH is a doc file (any supported format) or a folder. A benchmark
-    data folder (holding workbench/ and api-bank/) is split into its datasets.
-    Each --docset adds a generated doc set from the warehouse (only the tools
-    its method worked on).
+    data folder (holding workbench/ and api-bank/) is split into its datasets;
+    a benchmark folder of your own tools (tools.py + tasks.jsonl) is one
+    collection: its tools' original docs. Each --docset adds a generated doc
+    set from the warehouse (only the tools its method worked on).
     """
-    from core.docs.coverage import collections_from_path, coverage_matrix, field_label
+    from core.docs.coverage import coverage_matrix, field_label
 
     if not paths and not docsets:
         raise click.UsageError("give at least one PATH or --docset")
     collections: dict = {}
-    sources = [collections_from_path(path) for path in paths]
+    sources = [_collections(path) for path in paths]
     if docsets:
         from core.study.composition import warehouse_collections
         from core.warehouse import Warehouse
@@ -111,6 +115,23 @@ def coverage_cmd(paths: tuple[str, ...], fmt: str, docsets: tuple[str, ...], war
     rows = [[field_label(code), *(_percent(v) for v in matrix.loc[code])] for code in matrix.index]
     rows.append(["Tools", *(str(counts[n]) for n in matrix.columns)])
     click.echo(_markdown(header, rows) if fmt == "markdown" else _text_table(header, rows))
+
+
+def _collections(path: str) -> dict:
+    """The doc collections of PATH; a user benchmark folder's are its tools' docs (from tools.py and
+    tools/*.json), not the folder's JSON files, which tasks.jsonl is not."""
+    from core.docs.coverage import collections_from_path
+
+    folder = Path(path)
+    if folder.is_dir() and (folder / "tools.py").is_file() and (folder / "tasks.jsonl").is_file():
+        from core.benchmarks.userfolder import load_user_benchmark
+
+        bench = load_user_benchmark(folder)
+        try:
+            return {bench.display_name: list(bench.original_docs().values())}
+        finally:
+            bench.close()
+    return collections_from_path(path)
 
 
 def _round(value: float) -> float | None:
