@@ -219,3 +219,17 @@ def test_response_schema_fills_the_return_fields() -> None:
     assert render_openai(doc)["function"]["parameters"] == fn["parameters"]
     back = parse_openai(render_openai(doc))
     assert back == doc
+
+
+def test_a_reviewers_table_edit_keeps_the_schema_it_does_not_show() -> None:
+    from core.ui import docedit
+
+    doc = parse_openai(CANCEL)
+    params = docedit.params_frame(doc)
+    params.loc[params["name"] == "order_id", "description"] = "The order's id."
+    edited = docedit.apply_edits(doc, params=params)
+    assert edited.param("reason").type_schema == doc.param("reason").type_schema
+    rendered = render_openai(edited)["function"]["parameters"]["properties"]
+    assert rendered["reason"] == CANCEL["function"]["parameters"]["properties"]["reason"]
+    params.loc[params["name"] == "reason", "type"] = "str"
+    assert docedit.apply_edits(doc, params=params).param("reason").type_schema is None

@@ -19,6 +19,7 @@ import pandas as pd
 
 from core.docs import Param, Return, ToolDoc
 from core.docs.model import TOOL_ATTR
+from core.docs.schemas import retyped
 from core.fields import BY_CODE
 
 TEXT_FIELDS = ("TN", "FD", "TD", "UG", "IC", "RT", "CI", "UE")
@@ -98,11 +99,15 @@ def apply_edits(
             if name is None:
                 continue
             has_default, default = _default(row.get("default"))
+            kind = _text(row.get("type"))
+            old = doc.param(name)
             new_params.append(
                 Param(
                     name=name,
                     description=_text(row.get("description")),
-                    type=_text(row.get("type")),
+                    type=kind,
+                    # schema keywords the table does not show stay unless the type was edited
+                    type_schema=retyped(old.type_schema, old.type, kind) if old else None,
                     required=FLAG.get(str(row.get("required") or ""), None),
                     optional=FLAG.get(str(row.get("optional") or ""), None),
                     has_default=has_default,
@@ -111,14 +116,21 @@ def apply_edits(
             )
         update["parameters"] = tuple(new_params)
     if returns is not None:
-        new_returns = [
-            Return(
-                name=_text(r.get("name")), description=_text(r.get("description")), type=_text(r.get("type"))
-            )
-            for r in returns.to_dict("records")
-        ]
+        new_returns = [_return(doc, i, r) for i, r in enumerate(returns.to_dict("records"))]
         update["returns"] = tuple(r for r in new_returns if not r.is_empty())
     return ToolDoc.model_validate({**doc.model_dump(), **update})
+
+
+def _return(doc: ToolDoc, i: int, row: Mapping[str, Any]) -> Return:
+    """A return entry from its table row; the schema of the entry it edits follows its type."""
+    name, kind = _text(row.get("name")), _text(row.get("type"))
+    old = doc.returns[i] if i < len(doc.returns) and doc.returns[i].name == name else None
+    return Return(
+        name=name,
+        description=_text(row.get("description")),
+        type=kind,
+        type_schema=retyped(old.type_schema, old.type, kind) if old else None,
+    )
 
 
 def format_value(value: Any) -> str:
