@@ -48,3 +48,43 @@ def test_fields_coverage_reads_a_user_folders_tools() -> None:
     out = CliRunner().invoke(cli, ["fields", "coverage", str(NOTES), "--format", "json"])
     assert out.exit_code == 0, out.output
     assert '"notes-example"' in out.output and '"tools": 4' in out.output
+
+
+def test_optimize_log_and_candidate_export_when_the_original_is_kept(tmp_path: Path, data_dir: Path) -> None:
+    """A scripted agent that never improves: candidates pass the acceptance rule, the original is kept
+    (and named), and each candidate is still exportable by the id the log printed."""
+    import json
+    import re
+
+    from core.llm import current, script, use
+
+    def step(messages):  # always QueryStock without the date
+        return json.dumps({"thought": "t", "action": "QueryStock", "action_input": {"stock_code": "AMZN"}})
+
+    previous = current()
+    model = script(step, name="promises-agent")
+    wh = str(tmp_path / "promises.duckdb")
+    runner = CliRunner()
+    try:
+        out = runner.invoke(
+            cli,
+            ["optimize", "-b", "api-bank", "-d", "finance", "--tools", "QueryStock", "--iterations", "1",
+             "--max-opt-tasks", "3", "--max-val-tasks", "1", "--headroom", "none", "--repeats", "1",
+             "--temperature", "0", "--engine", "evidence", "--min-val-tasks", "0", "--model", model.model,
+             "--doc-mode", "text", "--max-steps", "1", "--warehouse", wh, "--data-dir", str(data_dir)],
+            catch_exceptions=False,
+        )  # fmt: skip
+    finally:
+        use(previous)
+    assert out.exit_code == 0, out.output
+    assert "passed the acceptance rule" in out.output and "-> accepted" not in out.output
+    original = re.search(r"selected the original (\w+)", out.output)
+    assert original is not None, out.output
+    candidate = re.search(r"-> candidate (\w+)", out.output).group(1)
+    exported = runner.invoke(
+        cli, ["export", candidate, "--changed-only", "--format", "openai", "--warehouse", wh]
+    )
+    assert exported.exit_code == 0, exported.output
+    assert [s["function"]["name"] for s in json.loads(exported.output)] == ["QueryStock"]
+    bad = runner.invoke(cli, ["export", "0123456789abcdef", "--warehouse", wh])
+    assert bad.exit_code == 2 and "candidate (doc) id" in bad.output

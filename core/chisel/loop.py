@@ -403,8 +403,12 @@ class Optimizer:
                 },
             ),
         )
+        chosen = next((c for c in candidates if c.doc.doc_id == doc.doc_id), None)
+        named = (
+            f"candidate {doc.doc_id} (iteration {chosen.iteration})" if chosen else f"candidate {doc.doc_id}"
+        )
         self.log(
-            f"[{tt.domain}] {tool}: selected {'a candidate' if result.changed else 'the original'} "
+            f"[{tt.domain}] {tool}: selected {named if result.changed else f'the original {d0.doc_id}'} "
             f"(val TS {p.base_val:.2f} -> {best_val:.2f}); {reason}"
         )
         return result
@@ -530,7 +534,7 @@ class Optimizer:
         self.log(
             f"  it{n}: val TS {p.base_val:.2f} -> {ev.val_ts:.2f}, opt TS {p.base_opt:.2f} -> {ev.opt_ts:.2f}, "
             f"{len(ev.fixed)} fixed, {len(ev.regressions)} regressions -> "
-            f"{'accepted' if ev.accepted else 'rejected'}"
+            f"{'passed' if ev.accepted else 'failed'} the acceptance rule"
         )
 
     def _optimizer_tokens(self, tool: str) -> int:
