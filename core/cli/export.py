@@ -23,7 +23,8 @@ from core.cli.common import open_warehouse, warehouse_option
 @click.option("--changed-only", is_flag=True, help="Only the tools whose doc the optimizer changed.")
 @warehouse_option
 def command(ref: str, fmt: str, output: str | None, changed_only: bool, warehouse: str | None) -> None:
-    """Export REF (an optimize run id or a doc-set id)."""
+    """Export REF: an optimize run id, any stored doc-set id, or a candidate (the id the optimize log
+    prints after "candidate", or its candidate id) as the doc set it was evaluated in."""
     from core.chisel.export import export_text, resolve_export
 
     wh = open_warehouse(warehouse, llm=False)
