@@ -61,6 +61,11 @@ def job_hooks(warehouse):
 @click.option(
     "--docs", default="original", help="original | doc-set id | optimize/eval run id | doc JSON file."
 )
+@click.option(
+    "--against",
+    default=None,
+    help="Also run these docs (doc-set id, run id, file) first on the same tasks and seeds, for a paired comparison.",
+)
 @click.option("--split", type=click.Choice(["opt", "val", "test", "all"]), default="test")
 @click.option("--repeats", "-r", type=int, default=1)
 @click.option("--limit", type=int, default=None, help="Seeded sample of N tasks.")
@@ -90,6 +95,7 @@ def command(
     doc_mode: str,
     model: str | None,
     docs: str,
+    against: str | None,
     split: str,
     repeats: int,
     limit: int | None,
@@ -140,23 +146,41 @@ def command(
         f"({docset.docset_id}), agent {config.label}, model {config.model}"
     )
     progress, cancelled = job_hooks(wh)
-    plan = RunPlan(
-        bench,
-        docset,
-        config,
-        tasks,
-        repeats=repeats,
-        split=split,
-        name=f"eval {benchmark} {','.join(split_csv(domains)) or 'all'} {docs}",
-        extra={"split_seed": seed, "docs_ref": docset.docset_id},
-        max_calls_per_reply=max_calls_per_reply,
-    )
+
+    def plan_for(ds, ref: str) -> RunPlan:
+        return RunPlan(
+            bench,
+            ds,
+            config,
+            tasks,
+            repeats=repeats,
+            split=split,
+            name=f"eval {benchmark} {','.join(split_csv(domains)) or 'all'} {ref}",
+            extra={"split_seed": seed, "docs_ref": ds.docset_id},
+            max_calls_per_reply=max_calls_per_reply,
+        )
+
+    plan = plan_for(docset, docs)
+    offset, grand = 0, len(tasks) * repeats * (2 if against else 1)
+    if against:
+        # the docs being replaced, on the same tasks with the same agent config (same seeds): the
+        # episodes pair one to one, and stored ones are reused
+        old = resolve_docs(wh, bench, against)
+        say = progress and (lambda d, _t, m: progress(d, grand, f"old docs: {m}" if m else "old docs"))
+        before = run(wh, plan_for(old, against), concurrency=concurrency, show_progress=progress is None,
+                     progress=say, cancelled=cancelled)  # fmt: skip
+        click.echo(f"old docs {old.docset_id} run {before.run_id}: {before.metrics.summary()}")
+        offset = len(tasks) * repeats
+        if before.cancelled:
+            click.echo("cancelled before the new docs ran")
+            return
+    then = progress and (lambda d, _t, m: progress(offset + d, grand, f"new docs: {m}" if m else "new docs"))
     result = run(
         wh,
         plan,
         concurrency=concurrency,
         show_progress=progress is None,
-        progress=progress,
+        progress=then if against else progress,
         cancelled=cancelled,
     )
     m = result.metrics

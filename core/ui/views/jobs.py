@@ -19,8 +19,10 @@ from core.ui import components as ui
 from core.ui.live import live
 from core.ui.queries import data as data_q
 from core.ui.queries import docs as dq
+from core.ui.queries import reeval as rq
 from core.ui.queries import traces as tq
 from core.ui.state import current_path, refresh, wh
+from core.ui.views import runcompare
 
 SPLITS = ("test", "val", "opt")
 LOG_LINES = 6  # a running job's card shows its last log lines, so a long step is visibly alive
@@ -48,8 +50,9 @@ def eval_argv(
     warehouse: str,
     repeats: int = 1,
     limit: int | None = None,
+    against: str | None = None,
 ) -> list[str]:
-    """The `docschisel` arguments of an evaluation job."""
+    """The `docschisel` arguments of an evaluation job (`against`: the docs it is compared with)."""
     argv = [
         "eval", "--benchmark", benchmark, "--docs", docset, "--split", split, "--model", model,
         "--agent", agent, "--warehouse", warehouse,
@@ -58,6 +61,8 @@ def eval_argv(
         argv += ["--repeats", str(int(repeats))]
     if limit:
         argv += ["--limit", str(int(limit))]
+    if against:
+        argv += ["--against", against]
     return argv
 
 
@@ -98,6 +103,17 @@ def start_form(path: str) -> None:
         split = c[2].selectbox(
             "Split", SPLITS, key="job_split", help="Evaluate on the held-out test split by default"
         )
+        base = rq.docset_base(path, docset)
+        others = ["", *(i for i in ids if i != docset)]
+        against = st.selectbox(
+            "Compare against",
+            others,
+            index=others.index(base) if base in others else 0,
+            format_func=lambda i: labels[i] if i else "nothing (evaluate these docs alone)",
+            key=f"job_against_{docset}",  # a new doc set brings its own default: the docs it replaces
+            help="Also run these docs on the same tasks with the same model and seeds; the finished job "
+            "shows TS/TC against them and the tasks that flipped",
+        )
         c = st.columns([2, 1, 1, 1, 1.4], vertical_alignment="bottom")
         models = list(dict.fromkeys([*LOCAL_MODELS, *tq.filter_options(path)["model"]]))
         model = c[0].selectbox("Model", models, key="job_model", accept_new_options=True)
@@ -116,10 +132,12 @@ def start_form(path: str) -> None:
             width="stretch",
         ):
             source = data_q.benchmark_source(path, benchmark)  # a user benchmark's folder, not its name
-            argv = eval_argv(source, docset, split, model, agent, path, int(repeats), int(limit) or None)
+            argv = eval_argv(
+                source, docset, split, model, agent, path, int(repeats), int(limit) or None, against or None
+            )
             params = {
                 "benchmark": benchmark, "docset": docset, "split": split, "model": model, "agent": agent,
-                "repeats": int(repeats), "limit": int(limit) or None,
+                "repeats": int(repeats), "limit": int(limit) or None, "against": against or None,
             }  # fmt: skip
             job_id = jobs.start_job(wh(), "eval", argv, params)
             st.toast(f"Started {job_id}", icon=":material/play_arrow:")
@@ -151,7 +169,8 @@ def _when(ts: object) -> str:
 def _summary(j: jobs.JobState) -> str:
     p = j.params
     if j.kind == "eval" and p.get("docset"):
-        return f"{p.get('benchmark', '')} · docs `{str(p.get('docset'))[:8]}` · {p.get('split', '')} · {p.get('model', '')} · {p.get('agent', '')}"
+        vs = f" against `{str(p['against'])[:8]}`" if p.get("against") else ""
+        return f"{p.get('benchmark', '')} · docs `{str(p.get('docset'))[:8]}`{vs} · {p.get('split', '')} · {p.get('model', '')} · {p.get('agent', '')}"
     if j.kind == "compare":
         domains = ",".join(p.get("domains") or []) or "all domains"
         return f"{p.get('benchmark', '')} · {domains} · {','.join(p.get('methods') or [])} · {p.get('model', '')}"
@@ -215,6 +234,8 @@ def job_card(j: jobs.JobState) -> None:
             if tail:
                 with st.expander("Last log lines" if j.active else "Log"):
                     st.code(tail, language=None)
+        if j.status == "done" and j.kind == "eval" and j.params.get("against"):
+            runcompare.card_result(current_path(), j)
         if j.status == "done" and j.kind == "eval" and j.params.get("docset"):
             st.page_link(
                 ui.PAGE_FILES["traces"],
@@ -262,5 +283,8 @@ def render() -> None:
         "Re-evaluation",
         "Evaluate any doc set — including one you just edited — on a split, as a background job.",
     )
+    job_id = st.query_params.get("job")
+    if job_id:
+        runcompare.render_comparison(current_path(), job_id)
     start_form(current_path())
     live("jobs", job_list)
