@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from core.docs import DocSet, Param, ToolDoc, parse_mcp, parse_openai, parse_text, render_mcp, render_openai
 from core.docs.render import render_text
+from tests.test_docs_render import _round_trips, tool_docs
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -233,3 +234,37 @@ def test_a_reviewers_table_edit_keeps_the_schema_it_does_not_show() -> None:
     assert rendered["reason"] == CANCEL["function"]["parameters"]["properties"]["reason"]
     params.loc[params["name"] == "reason", "type"] = "str"
     assert docedit.apply_edits(doc, params=params).param("reason").type_schema is None
+
+
+# ------------------------------------------------------------------ any doc with stored schemas round-trips
+extras = st.sampled_from(
+    [
+        None,
+        {"additionalProperties": False},
+        {"type": "dict"},
+        {"type": None, "$comment": "x"},
+        {"required": ["zz"]},
+    ]
+)
+
+
+@st.composite
+def docs_with_schemas(draw) -> ToolDoc:
+    doc = draw(tool_docs())
+    params = []
+    for p in doc.parameters:
+        schema = draw(
+            st.none()
+            | schemas.map(lambda s: {k: v for k, v in s.items() if k not in ("description", "default")})
+        )
+        params.append(Param.model_validate({**p.model_dump(), "type_schema": schema}))
+    extra = draw(extras)
+    if extra == {"required": ["zz"]} and doc.parameters:
+        extra = None
+    return ToolDoc.model_validate({**doc.model_dump(), "parameters": params, "schema_extra": extra})
+
+
+@SETTINGS
+@given(docs_with_schemas(), st.sampled_from([None, "tool_3"]))
+def test_docs_with_stored_schemas_round_trip_through_every_rendering(doc: ToolDoc, alias: str | None) -> None:
+    _round_trips(doc, alias)
