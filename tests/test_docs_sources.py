@@ -182,3 +182,27 @@ def test_plain_text_is_a_description_and_empty_text_an_error(tmp_path: Path) -> 
     (tmp_path / "none.json").write_text('{"tools": []}')
     with pytest.raises(DocParseError, match=r"none\.json: no tool documentation"):
         load_docs(tmp_path / "none.json")
+
+
+# ------------------------------------------------------------------ export, end to end
+def test_a_stored_doc_set_exports_its_source_schemas_exactly(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from core.cli.main import cli
+    from core.warehouse import Warehouse
+
+    docs = DocSet(load_docs(CORPUS / "bfcl_rows.json"))
+    path = tmp_path / "wh.duckdb"
+    wh = Warehouse(path)
+    sid = wh.register_docset(docs, benchmark="bfcl-style", origin="import")
+    sources = {fn["name"]: fn for fn in _bfcl_functions()}
+    for fmt in ("openai", "mcp"):
+        result = CliRunner().invoke(cli, ["export", sid, "--format", fmt, "--warehouse", str(path)])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        tools = [t["function"] for t in data] if fmt == "openai" else data["tools"]
+        assert len(tools) == len(docs)
+        for tool in tools:
+            name = tool["name"].replace("__", ".")
+            schema = tool["parameters"] if fmt == "openai" else tool["inputSchema"]
+            assert canon(schema) == canon(sources[name]["parameters"]), (fmt, name)
