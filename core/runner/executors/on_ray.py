@@ -101,7 +101,12 @@ class RayExecutor:
                 self._pump.start()
 
     def _actors(self, ray: Any, work: EpisodeWork, wanted: int) -> list[Any]:
-        """The pool for this benchmark, grown to `wanted` actors (no more than the cluster's CPUs hold)."""
+        """The pool for this benchmark, grown to `wanted` actors (no more than the cluster's CPUs hold).
+
+        Runs of one command reuse the pool (the benchmark and a local model
+        stay loaded); a run on another benchmark replaces it, so that actors
+        of an earlier benchmark never hold the CPUs the new ones need.
+        """
         bench = work.benchmark
         source = getattr(bench, "source", None) or _shippable(bench)
         pool_key = f"{benchmark_key(bench)}|{source!r}"
@@ -112,6 +117,9 @@ class RayExecutor:
         )(EpisodeActor)
         env = worker_env(work.config.model)
         with self._lock:
+            for key in [k for k in self._pools if k != pool_key]:  # one benchmark's actors hold the CPUs
+                for actor in self._pools.pop(key):
+                    ray.kill(actor, no_restart=True)
             pool = self._pools.setdefault(pool_key, [])
             while len(pool) < wanted:
                 options = {"runtime_env": {"env_vars": env}} if env else {}
