@@ -343,7 +343,7 @@ def test_error_native_and_missing_path(tmp_path: Path):
         parse_json({"tool": "x", "parameters": [{"type": "str"}]})
     with pytest.raises(DocParseError, match="no such file"):
         load_docs(tmp_path / "nope.json")
-    with pytest.raises(DocParseError, match="no .json or .jsonl"):
+    with pytest.raises(DocParseError, match="no .json, .jsonl or .yaml"):
         load_docs(tmp_path)
     with pytest.raises(DocParseError, match=r"tool_guidelines\.a: expected an object"):
         parse_json({"tool_name": "T", "tool_guidelines": {"a": 3}})

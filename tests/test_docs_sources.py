@@ -206,3 +206,20 @@ def test_a_stored_doc_set_exports_its_source_schemas_exactly(tmp_path: Path) -> 
             name = tool["name"].replace("__", ".")
             schema = tool["parameters"] if fmt == "openai" else tool["inputSchema"]
             assert canon(schema) == canon(sources[name]["parameters"]), (fmt, name)
+
+
+def test_openapi_specs_in_yaml_are_read_as_json_data(tmp_path: Path) -> None:
+    docs = {d.tool: d for d in load_docs(CORPUS / "library_openapi.yaml")}
+    assert list(docs) == ["searchBooks", "lendBook"]
+    after = docs["searchBooks"].param("published_after")
+    assert after.type_schema == {
+        "type": "string",
+        "format": "date",
+        "example": "2001-09-09",
+    }  # a YAML date as text
+    assert docs["lendBook"].param("weeks").type_schema == {"type": "integer", "enum": [1, 2, 4]}
+    assert docs["lendBook"].param("weeks").default == 2
+    bad = tmp_path / "spec.yaml"
+    bad.write_text("openapi: 3.0.0\npaths:\n  /x: [unclosed\n")
+    with pytest.raises(DocParseError, match=r"spec\.yaml:4: invalid YAML"):
+        load_docs(bad)

@@ -6,8 +6,8 @@ tool definitions, OpenAPI 3 specs (one doc per operation), ToolAlpaca tool
 entries, Python callables (signature + numpy/Google/reST docstring), WorkBench
 `tools.json`, API-Bank `api_docs.json`, EasyTool/DRAFT `tool_guidelines`
 files, our own ToolDoc / DocSet JSON, and our rendered text. `load_docs`
-detects the format of a file (JSON, or JSON lines whatever the file is named)
-or of every .json/.jsonl file in a folder. Every failure is a `DocParseError`
+detects the format of a file (JSON, JSON lines whatever the file is named,
+YAML, or text) or of every JSON/YAML file in a folder. Every failure is a `DocParseError`
 naming the file, the line when there is one, and the key.
 """
 
@@ -32,6 +32,7 @@ from core.docs.parsers.python import parse_callable
 from core.docs.parsers.rendered import parse_text
 from core.docs.parsers.schema import parse_mcp, parse_openai
 from core.docs.parsers.sections import LABELS
+from core.docs.parsers.yamlfile import YAML_SUFFIXES, load_yaml
 from core.safeio import InputError, decode_utf8, loads_json
 
 __all__ = [
@@ -181,6 +182,8 @@ def _read_file(path: Path) -> list[ToolDoc]:
         return [parse_text(text, tool=None if _names_itself(text) else path.stem, source=name)]
     if path.suffix.lower() == ".jsonl":
         docs = _read_lines(text, name)
+    elif path.suffix.lower() in YAML_SUFFIXES:
+        docs = parse_json(load_yaml(text, name), Where(file=name))
     else:
         try:
             obj = loads_json(text)
@@ -226,16 +229,19 @@ def _read_lines(text: str, name: str) -> list[ToolDoc]:
 
 
 def load_docs(path: str | Path) -> list[ToolDoc]:
-    """All ToolDocs in a doc file or in every .json/.jsonl file of a folder.
+    """All ToolDocs in a doc file or in every .json/.jsonl/.yaml/.yml file of a folder.
 
-    A .json/.jsonl file's format is detected per object; a .txt/.md file is
+    A JSON or YAML file's format is detected per object; a .txt/.md file is
     one tool's text (see `parse_text`).
     """
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".json", ".jsonl"))
+        kinds = (".json", ".jsonl", *YAML_SUFFIXES)
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in kinds)
         if not files:
-            raise DocParseError(f"{p}: no .json or .jsonl documentation files in this folder", file=str(p))
+            raise DocParseError(
+                f"{p}: no .json, .jsonl or .yaml documentation files in this folder", file=str(p)
+            )
         return [d for f in files for d in _read_file(f)]
     if not p.exists():
         raise DocParseError(f"{p}: no such file or folder", file=str(p))
