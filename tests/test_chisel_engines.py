@@ -327,31 +327,11 @@ def test_merge_pools_duplicates_normalises_and_resolves_conflicts() -> None:
 
 
 def test_synthesisers_read_enumerations_formats_and_signatures(warehouse) -> None:
-    from core.benchmarks.splits import get_or_create_split
-    from core.chisel.access import GroundTruth
-    from core.chisel.engines.base import Observations, ToolContext
     from core.chisel.engines.synth import Synth, value_format
-    from core.chisel.introspect import signature
     from core.chisel.memory import DomainMemory
+    from tests.shopctx import shop_order_context
 
-    bench = ShopBench(n=24, quote_tasks=0)
-    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
-    original = bench.original_docs()
-    doc = original["shop.order"]
-    ctx = ToolContext(
-        benchmark=bench,
-        tool="shop.order",
-        domain="shop",
-        original=doc,
-        current=doc,
-        docset=original,
-        iteration=1,
-        seed=0,
-        gt=GroundTruth(warehouse, "probe", split, bench.tasks()),
-        signature=signature(bench, "shop.order", doc),
-        opt_task_ids=split.ids("opt"),
-        observations=Observations(),
-    )
+    ctx = shop_order_context(warehouse)
     ctx.observations.errors.append(("Item must be one of 'item1', 'item2'", {"item": "x"}))
     ctx.observations.outputs.append("{'order_id': 'o-1', 'status': 'placed'}")
     synth = Synth(ctx, [], DomainMemory("shop"))

@@ -28,6 +28,7 @@ from typing import Any
 
 from core.chisel.differ import Finding
 from core.chisel.engines.base import ToolContext
+from core.chisel.engines.examples import example_text, request_for, value_pattern
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 
@@ -410,15 +411,23 @@ class Synth:
         rng = random.Random(f"{self.ctx.seed}:{self.ctx.tool}")
         chosen = sorted(gold, key=lambda item: item[0])
         rng.shuffle(chosen)
+        # an example pairs a task's request with that same task's call, and shows formats where a
+        # value would be one task's data (core.chisel.engines.examples)
+        values = self._gold_values()
+        constant = {k: {str(v) for v in recurring_values(vs)} for k, vs in values.items()}
+        formats = {
+            k: fmt
+            for k, vs in values.items()
+            if (fmt := describe_shape(vs) or value_pattern(vs, value_format(vs)))
+        }
+        every_constant = set().union(*constant.values()) if constant else set()
         out: list[str] = []
-        seen: set[str] = set()
         for tid, call in chosen:
-            text = render_call(self.doc, dict(call.args))
-            if text in seen:
-                continue
-            seen.add(text)
             q = self.ctx.gt.query(tid)
-            out.append(f'Request: "{last_user_line(q)}" -> {text}' if q else text)
+            request = request_for(q, call, every_constant) if q else None
+            text = example_text(self.doc.name or self.doc.tool, call, request, formats, constant)
+            if text not in out:
+                out.append(text)
             if len(out) >= k:
                 break
         return out or None

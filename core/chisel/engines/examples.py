@@ -1,0 +1,130 @@
+"""Usage examples (UE) from ground-truth calls that stay internally consistent and show formats.
+
+Why: an example pairs a request with a call. Quoting a shortened request of a
+task beside one of that task's calls can pair text about one order with a call
+on another (a task that handles two orders mentions both; the shortened line
+shows the first). And a call copied verbatim teaches a small model one task's
+values, which it then pastes into other tasks' calls.
+
+So an example's call keeps a concrete value only where the reader can see
+where it came from: a value the quoted request contains, or one of the few
+values an argument takes across tasks (a constraint, not one task's data).
+Every other value is shown as its format (`<YYYY-MM-DD>`, `<order_id: "#W" +
+7 digits>`). The request quoted is the passage of the task's query that holds
+the call's values; when no passage holds them, the example shows the call's
+formats alone, without a request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.benchmarks.base import Call
+
+MAX_REQUEST = 140
+
+
+def _texts(call: Call) -> list[str]:
+    """The call's string values worth finding in a request (not booleans, not tiny tokens)."""
+    return [v.strip() for v in call.args.values() if isinstance(v, str) and len(v.strip()) >= 2]
+
+
+def passages(query: str) -> list[str]:
+    """The query's lines (a dialogue's user turns only) split into sentences."""
+    lines = [ln.strip() for ln in query.splitlines() if ln.strip()]
+    users = [ln[5:].strip() for ln in lines if ln.startswith("User:")]
+    out: list[str] = []
+    for line in users or lines:
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip())
+    return out
+
+
+def request_for(query: str, call: Call, constant: set[str]) -> str | None:
+    """The passage of `query` that holds the most of the call's task-specific values, if any.
+
+    Values in `constant` (an argument's recurring values) need not appear. None
+    when the call has task-specific values and no passage holds one of them.
+    """
+    wanted = [t for t in _texts(call) if t not in constant]
+    parts = passages(query)
+    if not parts:
+        return None
+    if not wanted:
+        return _clip(parts[-1], None)
+    best, hits = None, 0
+    for part in parts:
+        low = part.lower()
+        n = sum(1 for t in wanted if t.lower() in low)
+        if n > hits:
+            best, hits = part, n
+    if best is None:
+        return None
+    first = next(t for t in wanted if t.lower() in best.lower())
+    return _clip(best, first)
+
+
+def _clip(text: str, keep: str | None) -> str:
+    """`text` shortened to MAX_REQUEST characters around `keep`, so the value stays visible."""
+    if len(text) <= MAX_REQUEST:
+        return text
+    at = text.lower().find(keep.lower()) if keep else 0
+    start = max(0, min(at - MAX_REQUEST // 3, len(text) - MAX_REQUEST))
+    cut = text[start : start + MAX_REQUEST].strip()
+    return ("…" if start else "") + cut + ("…" if start + MAX_REQUEST < len(text) else "")
+
+
+def value_pattern(values: Sequence[Any], fmt: str | None) -> str | None:
+    """A format for some string values: a known one (`fmt`), else a shared prefix plus a digit count."""
+    if fmt:
+        return fmt
+    texts = [v for v in values if isinstance(v, str) and v]
+    if len(texts) != len(values) or not texts:
+        return None
+    shapes = {re.sub(r"\d", "9", t) for t in texts}
+    if len(shapes) == 1:
+        shape = shapes.pop()
+        m = re.fullmatch(r"(\D*)(9+)", shape)
+        if m and texts[0].startswith(m.group(1)):
+            prefix = f"{json.dumps(m.group(1))} + " if m.group(1) else ""
+            return f"{prefix}{len(m.group(2))} digits"
+    return None
+
+
+def example_text(
+    name: str,
+    call: Call,
+    request: str | None,
+    formats: Mapping[str, str],
+    constant: Mapping[str, set[str]],
+) -> str:
+    """One example line: `Request: "..." -> tool(arg=value or <format>)` (or the call alone)."""
+    shown = (request or "").lower()
+    parts = []
+    for key, value in call.args.items():
+        if _traceable(value, shown, constant.get(key, set())):
+            parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+        else:
+            fmt = formats.get(key)
+            parts.append(f"{key}=<{key}: {fmt}>" if fmt else f"{key}=<{key}>")
+    text = f"{name}({', '.join(parts)})"
+    return f'Request: "{request}" -> {text}' if request else text
+
+
+def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
+    """Whether a concrete value may stay in an example: a flag or null, one of the argument's recurring
+    values, or a value the quoted request holds (a number as a whole word)."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, list | dict):
+        return False
+    text = str(value)
+    if text in constant:
+        return True
+    if not shown:
+        return False
+    if isinstance(value, int | float):
+        return re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", shown) is not None
+    return text.lower() in shown

@@ -1,0 +1,60 @@
+"""Usage examples from ground truth: a request and a call of the same task, with formats for task data."""
+
+from __future__ import annotations
+
+import re
+
+from core.benchmarks.base import Call
+from core.chisel.engines.examples import example_text, request_for, value_pattern
+
+RETAIL = (
+    "You are Yusuf. You want to exchange the lamp in order #W5199551 for a brighter one. "
+    "Then you want to cancel order #W8665881 because you ordered it by mistake."
+)
+
+
+def test_the_request_quoted_is_the_passage_that_holds_the_calls_values() -> None:
+    cancel = Call("cancel_pending_order", {"order_id": "#W8665881", "reason": "ordered by mistake"})
+    request = request_for(RETAIL, cancel, {"ordered by mistake", "no longer needed"})
+    assert request is not None and "#W8665881" in request and "#W5199551" not in request
+    text = example_text("cancel_pending_order", cancel, request, {}, {"reason": {"ordered by mistake"}})
+    assert text == (
+        'Request: "Then you want to cancel order #W8665881 because you ordered it by mistake." -> '
+        'cancel_pending_order(order_id="#W8665881", reason="ordered by mistake")'
+    )
+
+
+def test_values_the_request_does_not_hold_are_shown_as_formats() -> None:
+    call = Call("get_order", {"order_id": "#W1234567", "user_id": "yusuf_rossi_9620", "date": "2024-05-01"})
+    formats = {"order_id": value_pattern(["#W1234567", "#W7654321"], None) or "", "date": "YYYY-MM-DD"}
+    assert formats["order_id"] == '"#W" + 7 digits'
+    text = example_text("get_order", call, "Where is order #W1234567?", formats, {})
+    assert 'order_id="#W1234567"' in text  # the request holds it: the reader sees where it came from
+    assert "user_id=<user_id>" in text and "date=<date: YYYY-MM-DD>" in text
+    assert "yusuf" not in text and "2024-05-01" not in text  # no other task data to copy
+
+
+def test_no_request_when_no_passage_holds_the_values() -> None:
+    call = Call("cancel_pending_order", {"order_id": "#W0000001", "reason": "ordered by mistake"})
+    assert request_for(RETAIL, call, {"ordered by mistake"}) is None
+    text = example_text("cancel_pending_order", call, None, {"order_id": '"#W" + 7 digits'}, {})
+    assert text == 'cancel_pending_order(order_id=<order_id: "#W" + 7 digits>, reason=<reason>)'
+
+
+def test_the_evidence_engine_examples_are_internally_consistent(warehouse) -> None:
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from tests.shopctx import shop_order_context
+
+    ctx = shop_order_context(warehouse)
+    bench = ctx.benchmark
+    examples = Synth(ctx, [], DomainMemory("shop"))("Add", "UE")
+    assert examples
+    by_query = {t.query: t for t in bench.tasks()}
+    for line in examples:
+        m = re.fullmatch(r'Request: "(.*)" -> shop\.order\((.*)\)', line)
+        assert m, line
+        task = by_query[m.group(1)]  # the request is one task's query ...
+        item = task.gold[0].args["item"]
+        assert f'item="{item}"' in m.group(2)  # ... and the call is that task's call
+        assert "date=<date: YYYY-MM-DD>" in m.group(2)  # a value the request does not hold: its format
