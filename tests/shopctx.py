@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def shop_order_context(warehouse: Any, n: int = 24) -> Any:
+def shop_order_context(warehouse: Any, doc: Any = None, priors: Any = None) -> Any:
     """The optimizer's view of `shop.order` at iteration 1: original docs, the opt split's ground truth."""
     from core.benchmarks.splits import get_or_create_split
     from core.chisel.access import GroundTruth
@@ -13,10 +13,10 @@ def shop_order_context(warehouse: Any, n: int = 24) -> Any:
     from core.chisel.introspect import signature
     from tests.test_chisel_toy import ShopBench
 
-    bench = ShopBench(n=n, quote_tasks=0)
+    bench = ShopBench(n=24, quote_tasks=0)
     split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
     original = bench.original_docs()
-    doc = original["shop.order"]
+    doc = doc or original["shop.order"]
     return ToolContext(
         benchmark=bench,
         tool="shop.order",
@@ -30,4 +30,5 @@ def shop_order_context(warehouse: Any, n: int = 24) -> Any:
         signature=signature(bench, "shop.order", doc),
         opt_task_ids=split.ids("opt"),
         observations=Observations(),
+        priors=priors or {},
     )

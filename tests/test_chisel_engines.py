@@ -396,30 +396,9 @@ def test_a_structure_mismatch_is_a_format_failure_and_the_doc_states_the_structu
 
 
 def _shop_ctx(warehouse, doc=None, priors=None):
-    from core.benchmarks.splits import get_or_create_split
-    from core.chisel.access import GroundTruth
-    from core.chisel.engines.base import Observations, ToolContext
-    from core.chisel.introspect import signature
+    from tests.shopctx import shop_order_context
 
-    bench = ShopBench(n=24, quote_tasks=0)
-    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
-    original = bench.original_docs()
-    doc = doc or original["shop.order"]
-    return ToolContext(
-        benchmark=bench,
-        tool="shop.order",
-        domain="shop",
-        original=doc,
-        current=doc,
-        docset=original,
-        iteration=1,
-        seed=0,
-        gt=GroundTruth(warehouse, "probe", split, bench.tasks()),
-        signature=signature(bench, "shop.order", doc),
-        opt_task_ids=split.ids("opt"),
-        observations=Observations(),
-        priors=priors or {},
-    )
+    return shop_order_context(warehouse, doc, priors)
 
 
 def test_parameter_descriptions_state_formats_never_one_tasks_value(warehouse) -> None:
