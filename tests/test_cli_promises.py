@@ -88,3 +88,28 @@ def test_optimize_log_and_candidate_export_when_the_original_is_kept(tmp_path: P
     assert [s["function"]["name"] for s in json.loads(exported.output)] == ["QueryStock"]
     bad = runner.invoke(cli, ["export", "0123456789abcdef", "--warehouse", wh])
     assert bad.exit_code == 2 and "candidate (doc) id" in bad.output
+
+
+def test_eval_prints_ts_and_tc_per_tool(tmp_path: Path) -> None:
+    from core.llm import current, script, tool_call, use
+
+    def reply(messages):
+        if messages[-1]["role"] == "tool":
+            return "Done."
+        return tool_call("search_notes", query="coffee")
+
+    previous = current()
+    model = script(reply, name="promises-eval")
+    try:
+        out = CliRunner().invoke(
+            cli,
+            ["eval", "-b", str(NOTES), "--split", "all", "--domain", "lookup", "--model", model.model,
+             "--max-steps", "2", "--warehouse", str(tmp_path / "eval.duckdb")],
+            catch_exceptions=False,
+        )  # fmt: skip
+    finally:
+        use(previous)
+    assert out.exit_code == 0, out.output
+    assert "per tool" in out.output
+    assert any(line.strip().startswith("search_notes") and "TC" in line for line in out.output.splitlines())
+    assert "per tool" in CliRunner().invoke(cli, ["eval", "--help"]).output

@@ -110,7 +110,9 @@ def command(
     warehouse: str | None,
     data_dir: str | None,
 ) -> None:
-    """Evaluate a doc set: TS and TC overall, per domain and per tool; prints the run id."""
+    """Evaluate a doc set. Prints TS and TC overall, per domain (when there are several or --domain
+    is given) and per tool (over the episodes of tasks whose ground truth uses the tool), then the
+    run id."""
     from core.agents import AgentConfig
     from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
     from core.benchmarks.splits import get_or_create_split
@@ -192,6 +194,10 @@ def command(
     if len(m.by_domain) > 1 or domains:
         for r in m.by_domain.itertuples(index=False):
             click.echo(f"  {r.domain:<24} TS {r.ts:6.1%}  TC {r.tc:6.1%}  n={r.n}")
+    if len(m.by_tool):
+        click.echo("  per tool (the episodes of tasks whose ground truth uses it):")
+        for r in m.by_tool.itertuples(index=False):
+            click.echo(f"    {r.tool:<30} TS {r.ts:6.1%}  TC {r.tc:6.1%}  n={r.n}")
     click.echo(f"run id: {result.run_id}")
     if result.infra_failed:
         # not the agent's failures: not counted in TS/TC, and the next run of this command retries them
