@@ -130,3 +130,18 @@ def test_composite_tool_episodes_are_not_rescored_here(variant: str) -> None:
 
     with pytest.raises(LookupError, match="EvoSOP"):
         default_resolver()("x+sop", variant, {})
+
+
+def test_imported_episodes_keep_their_scores(warehouse) -> None:
+    from core.runner.rescore import rescore
+
+    _run_scripted(warehouse)
+    _make_legacy(warehouse)
+    with warehouse.transaction() as con:
+        con.execute("UPDATE episodes SET source = 'import' WHERE task_id = 'capture-1'")
+    report = rescore(warehouse)
+    assert (
+        report.rescored == 2
+        and report.skipped["imported episodes keep the scores their source gave them"] == 1
+    )
+    assert _scores(warehouse)["capture-1"] == (False, True)  # as its source scored it

@@ -10,7 +10,9 @@ them as the runner would — without the live sandbox, so calls are replayed on
 a fresh state where the benchmark scores that way. The warehouse keeps the
 old score beside the new one (`Writes.record_rescores`).
 
-Episodes are skipped, with the reason counted, when their benchmark cannot be
+Only the runner's episodes are re-scored: imported ones (recorded results,
+production traces) keep the scores their source gave them. Episodes are
+skipped, with the reason counted, when their benchmark cannot be
 loaded again (a built-in without its data, a folder that moved or changed since
 the episodes ran: its fingerprint differs, so they belong to another version),
 when their task is gone, when their score records a failure of the tools'
@@ -29,7 +31,7 @@ from core.benchmarks.base import SCORING_VERSION, Benchmark, Call
 from core.benchmarks.outcomes import mark_raised
 from core.runner.episodes import complete_details
 from core.warehouse import Warehouse
-from core.warehouse.reads import benchmark_infos, episode_groups, stored_scores
+from core.warehouse.reads import benchmark_infos, episode_groups, imported_episodes, stored_scores
 
 Resolver = Callable[[str, str, Mapping[str, Any]], Benchmark]
 BATCH = 500
@@ -102,6 +104,10 @@ def rescore(
     resolve = resolver or default_resolver()
     report = RescoreReport()
     infos = benchmark_infos(wh)
+    imported = 0 if benchmarks else imported_episodes(wh)
+    if imported:
+        report.examined += imported
+        report.skipped["imported episodes keep the scores their source gave them"] += imported
     for name, variant, count in episode_groups(wh):
         if benchmarks and name not in benchmarks and variant not in benchmarks:
             continue

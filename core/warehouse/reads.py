@@ -322,11 +322,18 @@ def benchmark_infos(store: Store) -> dict[str, dict[str, Any]]:
 
 
 def episode_groups(store: Store) -> list[tuple[str, str, int]]:
-    """(benchmark, variant, episodes) of every stored benchmark configuration, for re-scoring."""
+    """(benchmark, variant, episodes) of every benchmark configuration the runner stored episodes of,
+    for re-scoring (imported episodes keep the scores their source gave them)."""
     rows = store.rows(
-        "SELECT benchmark, coalesce(variant, ''), count(*) FROM episodes GROUP BY 1, 2 ORDER BY 1, 2"
+        "SELECT benchmark, coalesce(variant, ''), count(*) FROM episodes WHERE source = 'run' "
+        "GROUP BY 1, 2 ORDER BY 1, 2"
     )
     return [(str(b), str(v), int(n)) for b, v, n in rows]
+
+
+def imported_episodes(store: Store) -> int:
+    """Episodes that came from elsewhere (recorded results, production traces), not from the runner."""
+    return int(store.scalar("SELECT count(*) FROM episodes WHERE coalesce(source, '') <> 'run'") or 0)
 
 
 def stored_scores(store: Store, benchmark: str, variant: str) -> list[dict[str, Any]]:
@@ -334,14 +341,15 @@ def stored_scores(store: Store, benchmark: str, variant: str) -> list[dict[str, 
     calls and answer, its current score, and its tool_call events as (tool, args, error, error_class)."""
     eps = store.rows(
         """SELECT episode_id, task_id, calls, final_answer, success, tool_correct, score, error_class
-           FROM episodes WHERE benchmark = ? AND coalesce(variant, '') = ? ORDER BY episode_id""",
+           FROM episodes WHERE benchmark = ? AND coalesce(variant, '') = ? AND source = 'run'
+           ORDER BY episode_id""",
         [benchmark, variant],
     )
     attempts: dict[str, list[tuple[Any, ...]]] = {}
     for eid, tool, args, error, error_class in store.rows(
         """SELECT v.episode_id, v.tool, v.args, v.error, v.error_class FROM events v
            JOIN episodes e USING (episode_id)
-           WHERE e.benchmark = ? AND coalesce(e.variant, '') = ? AND v.kind = 'tool_call'
+           WHERE e.benchmark = ? AND coalesce(e.variant, '') = ? AND e.source = 'run' AND v.kind = 'tool_call'
            ORDER BY v.episode_id, v.seq""",
         [benchmark, variant],
     ):
