@@ -223,3 +223,14 @@ def test_openapi_specs_in_yaml_are_read_as_json_data(tmp_path: Path) -> None:
     bad.write_text("openapi: 3.0.0\npaths:\n  /x: [unclosed\n")
     with pytest.raises(DocParseError, match=r"spec\.yaml:4: invalid YAML"):
         load_docs(bad)
+
+
+def test_prompt_text_shows_only_what_the_type_text_does_not_say() -> None:
+    from core.docs import render_text
+
+    docs = {d.tool: d for d in load_docs(CORPUS / "bfcl_rows.json")}
+    text = render_text(docs["flights.book"])
+    assert '  type: int\n  schema: {"minimum": 1, "maximum": 9}\n' in text
+    assert '  schema: {"items": {"type": "string", "enum": ["vegan", "kosher", "none"]}}\n' in text
+    assert 'Parameter schema: {"type": "dict"}' in text
+    assert parse_text(text, tool="flights.book") == docs["flights.book"]

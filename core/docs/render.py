@@ -35,7 +35,7 @@ from core.docs.parsers.sections import (
     shows,
     value_lines,
 )
-from core.docs.schemas import fragment, schema_text
+from core.docs.schemas import delta, fragment, schema_text
 from core.docs.types import schema_to_type
 
 __all__ = [
@@ -60,7 +60,7 @@ def _param_block(p: Param) -> list[str]:
     if shows(p.type):
         lines += value_lines(PARAM_KEYS["IPT"], p.type)
     if p.type_schema is not None:
-        lines += value_lines(SCHEMA_KEY, schema_text(p.type_schema))
+        lines += value_lines(SCHEMA_KEY, schema_text(delta(p.type, p.type_schema)))
     if p.has_default:
         lines += value_lines(PARAM_KEYS["DPV"], json.dumps(p.default, ensure_ascii=False, default=str))
     for code, value in (("PRF", p.required), ("POF", p.optional)):
@@ -76,7 +76,7 @@ def _return_block(r: Return) -> list[str]:
         if shows(value):
             lines += value_lines(key, value)
     if r.type_schema is not None:
-        lines += value_lines(SCHEMA_KEY, schema_text(r.type_schema))
+        lines += value_lines(SCHEMA_KEY, schema_text(delta(r.type, r.type_schema)))
     return lines
 
 

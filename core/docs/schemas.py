@@ -97,5 +97,30 @@ def fragment(type_text: str | None, schema: dict[str, Any] | None) -> dict[str, 
 
 
 def schema_text(schema: dict[str, Any]) -> str:
-    """One-line JSON of a stored schema, as the text format shows it."""
+    """One-line JSON of a schema, as the text format shows it."""
     return json.dumps(schema, ensure_ascii=False, separators=(", ", ": "))
+
+
+def delta(type_text: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    """What a stored schema says beyond its type text, as the text format shows it.
+
+    A prompt should not repeat `"type": "string"` next to `type: str`, so the
+    text shows only the keywords the type text does not render to, with null
+    for one it renders that the source did not have (no type keyword is ever
+    legitimately null). `undelta` reverses it.
+    """
+    base = derived_schema(type_text)
+    out = {k: v for k, v in schema.items() if k not in base or not same_json(base[k], v)}
+    out.update({k: None for k in base if k not in schema})
+    return out
+
+
+def undelta(type_text: str | None, shown: dict[str, Any]) -> dict[str, Any]:
+    """The stored schema from its type text and what the text format showed (`delta`)."""
+    out = derived_schema(type_text)
+    for key, value in shown.items():
+        if value is None and key in out:
+            del out[key]
+        else:
+            out[key] = value
+    return out

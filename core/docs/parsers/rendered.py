@@ -21,6 +21,7 @@ from core.docs.parsers.sections import (
     is_heading,
     parse_block,
 )
+from core.docs.schemas import undelta
 
 _PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY}
 _RETURN_KEY_SET = frozenset(RETURN_KEYS.values()) | {SCHEMA_KEY}
@@ -55,7 +56,7 @@ def parse_param_item(item: tuple[int, tuple[str, ...]], where: Where) -> Param:
     if "type" in fields:
         data["type"] = fields["type"][0]
     if SCHEMA_KEY in fields:
-        data["type_schema"] = _schema_value(fields[SCHEMA_KEY], where)
+        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where))
     if "default" in fields:
         text, line = fields["default"]
         try:
@@ -73,7 +74,7 @@ def parse_return_item(item: tuple[int, tuple[str, ...]], where: Where) -> Return
     fields = item_fields(item, _RETURN_KEY_SET, where)
     data: dict[str, Any] = {k: v[0] for k, v in fields.items() if k != SCHEMA_KEY}
     if SCHEMA_KEY in fields:
-        data["type_schema"] = _schema_value(fields[SCHEMA_KEY], where)
+        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where))
     return Return(**data)
 
 
