@@ -5,8 +5,9 @@ becomes a tool whose parameters are its path, query, header and cookie
 parameters followed by the properties of its JSON request body (a body that
 is not an object with properties is one parameter, `body`). `$ref`s into the
 spec are resolved inline, because a tool's schema must stand on its own; a
-reference that recurses into itself is cut to `{"type": "object"}` with the
-component's name as its title. The first 2xx (else `default`) JSON response
+reference that recurses into itself (or lies more than `MAX_REF_DEPTH`
+references deep) is cut to `{"type": "object"}` with the component's name as
+its title. The first 2xx (else `default`) JSON response
 gives the return entries. The operation's first tag is its domain (TD); its
 summary and description together are FD.
 """
@@ -24,6 +25,8 @@ from core.docs.types import schema_to_type
 from core.safeio import InputError, loads_json
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+# References inlined inside one another at most this deep (a large spec must not explode).
+MAX_REF_DEPTH = 8
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
@@ -213,7 +216,7 @@ class _Resolver:
         ref = schema.get("$ref")
         if isinstance(ref, str):
             name = ref.rsplit("/", 1)[-1]
-            if ref in stack:
+            if ref in stack or len(stack) >= MAX_REF_DEPTH:
                 return {"type": "object", "title": name}
             target = self.resolve(self._target(ref, where), where, (*stack, ref))
             rest = {k: v for k, v in schema.items() if k != "$ref"}
