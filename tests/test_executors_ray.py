@@ -123,7 +123,7 @@ def _events(wh: Warehouse, run_id: str):
 
 def test_ray_and_local_store_the_same_episodes(executor: RayExecutor, tmp_path: Path) -> None:
     model = script(reply, name="ray-same")
-    plan = _plan(model.model, repeats=2, n=6)
+    plan = _plan(model.model, repeats=2, n=4)
     here, there = Warehouse(tmp_path / "local.duckdb"), Warehouse(tmp_path / "ray.duckdb")
     local = _run(here, plan, LocalExecutor())
     remote = _run(there, plan, executor)
@@ -137,7 +137,7 @@ def test_ray_and_local_store_the_same_episodes(executor: RayExecutor, tmp_path: 
         assert there.scalar(count) == here.scalar(count) > 0
 
     # new episodes whose requests the driver's cache knows: the workers are served through the relay
-    again = _run(here, _plan(model.model, repeats=2, n=6, time_limit=61.0), executor)
+    again = _run(here, _plan(model.model, repeats=2, n=4, time_limit=61.0), executor)
     assert again.ran == local.ran
     hits = here.query(
         "SELECT cache_hit FROM events JOIN run_episodes USING (episode_id) "
@@ -149,7 +149,7 @@ def test_ray_and_local_store_the_same_episodes(executor: RayExecutor, tmp_path: 
 
 def test_a_killed_worker_loses_and_duplicates_nothing(executor: RayExecutor, tmp_path: Path) -> None:
     wh = Warehouse(tmp_path / "wh.duckdb")
-    plan = _plan(script(slow_reply, name="ray-kill").model)
+    plan = _plan(script(slow_reply, name="ray-kill").model, n=6)
     out: dict = {}
     worker = threading.Thread(target=lambda: out.update(res=_run(wh, plan, executor)))
     worker.start()

@@ -27,7 +27,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.benchmarks.base import Benchmark, Call, InnerCall, Sandbox, Score, Task, ToolError
@@ -196,6 +196,22 @@ def tracing_factory(factory: Any = None) -> Any:
     return lambda config: InnerCallTracing(factory(config))
 
 
+@dataclass(frozen=True)
+class SopSource:
+    """How another process (a Ray worker) builds a `SopBenchmark` again: the base's recipe, SOPs, limits."""
+
+    base: Any  # the base benchmark's `source` (core.benchmarks.registry), or the base itself
+    toolset: Toolset
+    limits: Limits | None = None
+
+    def __repr__(self) -> str:  # by content: a worker keeps one build per base, SOPs and limits
+        return f"SopSource({self.base!r}, {self.toolset.toolset_id}, {self.limits!r})"
+
+    def load(self) -> SopBenchmark:
+        base = self.base.load() if hasattr(self.base, "load") else self.base
+        return SopBenchmark(base, self.toolset, limits=self.limits)
+
+
 class SopBenchmark:
     """`base` with `toolset`'s SOPs offered wherever the atomic tools they call are offered."""
 
@@ -211,8 +227,14 @@ class SopBenchmark:
         self.toolset = toolset
         self.name = f"{base.name}+sop"
         self.key = f"{benchmark_key(base)}+sop:{toolset.toolset_id}"
+        self.limits = limits
         self.executor = executor or shared_executor(limits)
         self._is_error = error_output_check(base)
+
+    @property
+    def source(self) -> SopSource:
+        """The recipe a Ray worker builds this benchmark from (its SOP worker pool is the worker's own)."""
+        return SopSource(getattr(self.base, "source", None) or self.base, self.toolset, self.limits)
 
     def __getattr__(self, name: str) -> Any:  # optional hooks (tool_signature, is_error_output, ...)
         if name == "base":

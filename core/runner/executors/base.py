@@ -56,12 +56,12 @@ class EpisodeWork:
     agent_factory: AgentFactory | None = None
 
 
-def execute(work: EpisodeWork, task: Task, repeat: int, benchmark: Benchmark | None = None) -> EpisodeResult:
-    """Run one planned episode of `work` (on `benchmark` when the caller loaded its own copy)."""
+def execute(work: EpisodeWork, task: Task, repeat: int) -> EpisodeResult:
+    """Run one planned episode of `work`."""
     factory = work.agent_factory or default_agent_factory
     config = repeat_config(work.config, repeat)
     return run_episode(
-        benchmark or work.benchmark,
+        work.benchmark,
         task,
         work.docset,
         config,

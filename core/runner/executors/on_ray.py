@@ -1,8 +1,9 @@
 """The `ray` executor: episodes on long-lived actors of a Ray cluster, records back to the driver.
 
-What moves over the network: the benchmark's recipe (`source`, once per
-actor), the run's shared work (doc set, agent configuration, scripted
-models; once per run through the object store), a task per episode, and
+What moves over the network: the run's shared work (the benchmark's recipe
+`source`, doc set, agent configuration, scripted models; once per run
+through the object store; each actor builds a benchmark once and keeps it
+for later runs), a task per episode, and
 back the finished episode record with its accounting entries and new cache
 rows. The warehouse never moves: the runner in this process writes what
 comes back, in its usual batched transactions.
@@ -67,7 +68,7 @@ class RayExecutor:
         self.cpus_per_actor = cpus_per_actor
         self.max_task_retries = max_task_retries
         self.actors = actors  # fixed pool size; default: the run's concurrency (bounded by the cluster)
-        self._pools: dict[str, list[Any]] = {}
+        self._pool: list[Any] = []
         self._relay: Any = None
         self._pump: Pump | None = None
         self._lookup: Any = None
@@ -85,11 +86,11 @@ class RayExecutor:
         gateway = current_gateway()
         self._lookup = gateway.cache.get  # the pump answers from this run's cache
         self._start_relay(ray)
-        wanted = self.actors or max(1, concurrency)
-        actors = self._actors(ray, work, wanted)
-        scripts = _scripts(work)
-        box = [ray.put((replace(work, benchmark=None), scripts))]
-        return RaySession(self, work, actors, box)
+        bench = work.benchmark
+        source = getattr(bench, "source", None) or _shippable(bench)
+        actors = self._actors(ray, self.actors or max(1, concurrency), worker_env(work.config.model))
+        payload = (replace(work, benchmark=None), _scripts(work), source, benchmark_key(bench))
+        return RaySession(self, work, actors, [ray.put(payload)])
 
     def _start_relay(self, ray: Any) -> None:
         with self._lock:
@@ -100,48 +101,36 @@ class RayExecutor:
                 self._pump = Pump(self._relay, lambda key: self._lookup(key) if self._lookup else None)
                 self._pump.start()
 
-    def _actors(self, ray: Any, work: EpisodeWork, wanted: int) -> list[Any]:
-        """The pool for this benchmark, grown to `wanted` actors (no more than the cluster's CPUs hold).
+    def _actors(self, ray: Any, wanted: int, env: dict[str, str]) -> list[Any]:
+        """The pool grown to `wanted` actors (no more than the cluster's CPUs hold).
 
-        Runs of one command reuse the pool (the benchmark and a local model
-        stay loaded); a run on another benchmark replaces it, so that actors
-        of an earlier benchmark never hold the CPUs the new ones need.
+        Runs of one command share the pool: each actor keeps the benchmarks
+        it built and a local model stays loaded in its process.
         """
-        bench = work.benchmark
-        source = getattr(bench, "source", None) or _shippable(bench)
-        pool_key = f"{benchmark_key(bench)}|{source!r}"
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         wanted = max(1, min(wanted, int(cpus // self.cpus_per_actor) or 1))
         actor_cls = ray.remote(
             num_cpus=self.cpus_per_actor, max_restarts=-1, max_task_retries=self.max_task_retries
         )(EpisodeActor)
-        env = worker_env(work.config.model)
         with self._lock:
-            for key in [k for k in self._pools if k != pool_key]:  # one benchmark's actors hold the CPUs
-                for actor in self._pools.pop(key):
-                    ray.kill(actor, no_restart=True)
-            pool = self._pools.setdefault(pool_key, [])
-            while len(pool) < wanted:
+            while len(self._pool) < wanted:
                 options = {"runtime_env": {"env_vars": env}} if env else {}
-                pool.append(actor_cls.options(**options).remote(source, benchmark_key(bench), self._relay))
-            return pool[:wanted]
+                self._pool.append(actor_cls.options(**options).remote(self._relay))
+            return self._pool[:wanted]
 
     def actor_pids(self) -> list[int]:
-        """The worker processes of every pool (tests kill one to check fault handling)."""
+        """The worker processes of the pool (tests kill one to check fault handling)."""
         ray = self.connect()
-        return [ray.get(a.pid.remote()) for pool in self._pools.values() for a in pool]
+        return [ray.get(a.pid.remote()) for a in self._pool]
 
     def kill_actors(self, actors: list[Any] | None = None) -> None:
-        """Stop actors now (cancel), or every actor of this executor; the next run starts fresh ones."""
+        """Stop actors now (cancel), or every actor of this executor; later runs start fresh ones."""
         ray = _ray()
         with self._lock:
-            doomed = {id(a) for a in actors} if actors is not None else None
-            for key, pool in list(self._pools.items()):
-                keep = [a for a in pool if doomed is not None and id(a) not in doomed]
-                for a in pool:
-                    if doomed is None or id(a) in doomed:
-                        ray.kill(a, no_restart=True)
-                self._pools[key] = keep
+            doomed = self._pool if actors is None else actors
+            for actor in doomed:
+                ray.kill(actor, no_restart=True)
+            self._pool = [a for a in self._pool if all(a is not d for d in doomed)]
 
     def shutdown(self) -> None:
         """Kill the actors and the relay (the cluster itself keeps running)."""

@@ -1,9 +1,9 @@
 """What runs inside a Ray worker: an actor that holds a benchmark and runs whole episodes.
 
 An `EpisodeActor` lives as long as the command that started it: it builds
-its benchmark once (from the registry recipe, so user folders and MCP
-servers start their own tool processes on the worker) and a local model
-loads once per worker process on its first call. Each `run` executes one
+each benchmark it is asked for once (from the registry recipe, so user
+folders and MCP servers start their own tool processes on the worker) and a
+local model loads once per worker process on its first call. Each `run` executes one
 planned episode end to end — agent, sandbox, model calls through the
 gateway — and returns the finished record with the accounting entries and
 new cache rows the episode produced. The worker never opens the warehouse.
@@ -69,20 +69,16 @@ class RelayCache:
 
 
 class EpisodeActor:
-    """A long-lived Ray actor: one benchmark, one gateway, one episode at a time."""
+    """A long-lived Ray actor: one gateway, the benchmarks it was asked for, one episode at a time."""
 
-    def __init__(self, source: Any, expected_key: str, relay: Any) -> None:
-        bench: Benchmark = source.load() if hasattr(source, "load") else source
-        if benchmark_key(bench) != expected_key:
-            raise RuntimeError(
-                f"this worker built benchmark {benchmark_key(bench)!r}, the driver runs {expected_key!r}: "
-                "install the same benchmark version (data, user folder) on every node"
-            )
-        self.benchmark = bench
+    KEEP = 2  # benchmarks kept built (an optimizer alternates at most between a base and its variant)
+
+    def __init__(self, relay: Any) -> None:
         self.cache = RelayCache(relay)
         self.gateway = Gateway(cache=self.cache)
         use(self.gateway)
         self._work: dict[str, EpisodeWork] = {}
+        self._benchmarks: dict[str, Benchmark] = {}
 
     def pid(self) -> int:
         return os.getpid()
@@ -91,7 +87,7 @@ class EpisodeActor:
         """Run one episode of session `session` (its shared work in `box`, fetched once)."""
         work = self._session(session, box)
         self.gateway.ledger = Ledger()  # this episode's calls only
-        result = execute(work, task, repeat, self.benchmark)
+        result = execute(work, task, repeat)
         return result, self.gateway.ledger.entries(), self.cache.take_new()
 
     def _session(self, session: str, box: list[Any]) -> EpisodeWork:
@@ -99,12 +95,31 @@ class EpisodeActor:
         if work is None:
             import ray
 
-            payload, scripts = ray.get(box[0])
+            payload, scripts, source, key = ray.get(box[0])
             _register_scripts(scripts)
-            work = replace(payload, benchmark=self.benchmark)
+            work = replace(payload, benchmark=self._benchmark(source, key))
             self._work = {session: work}  # one run at a time: the previous run's work can go
             self.cache.local.clear()  # between runs the driver's cache is the one truth
         return work
+
+    def _benchmark(self, source: Any, key: str) -> Benchmark:
+        """The benchmark built from `source` (a recipe with `load()`, or the benchmark itself), kept for later runs."""
+        memo = f"{key}|{source!r}"
+        bench = self._benchmarks.pop(memo, None)
+        if bench is None:
+            bench = source.load() if hasattr(source, "load") else source
+            if benchmark_key(bench) != key:
+                raise RuntimeError(
+                    f"this worker built benchmark {benchmark_key(bench)!r}, the driver runs {key!r}: "
+                    "install the same benchmark version (data, user folder) on every node"
+                )
+        self._benchmarks[memo] = bench  # most recently used last
+        while len(self._benchmarks) > self.KEEP:
+            old = self._benchmarks.pop(next(iter(self._benchmarks)))
+            close = getattr(old, "close", None)
+            if callable(close):
+                close()
+        return bench
 
 
 def _register_scripts(scripts: list[tuple[str, Any, str]]) -> None:
