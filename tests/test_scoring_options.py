@@ -207,3 +207,21 @@ def test_every_option_is_documented() -> None:
     for key in (*OPTION_KEYS, *MODES, *READS):
         assert f"`{key}`" in text or f'`"{key}"`' in text, key
     assert "### Per-task scoring options" in text
+
+
+def test_the_differ_does_not_call_an_allowed_read_missing() -> None:
+    from core.chisel.differ import diff_trace
+    from core.evaluation.traces import Step, Trace
+
+    gold = [Call("search_notes", {"query": "offsite"}), Call("tag_note", {"note_id": 4, "tag": "team"})]
+    steps = (Step(tool="tag_note", args={"note_id": 2, "tag": "team"}, output="[]"),)
+
+    def trace(score: dict) -> Trace:
+        return Trace(episode_id="e", task_id="t", domain="d", query="q", success=False, tool_correct=True,
+                     steps=steps, score=score)  # fmt: skip
+
+    allowed = trace({"mode": "state", "allowed_tools": ["search_notes"]})
+    # leaving out an allowed read is no failure of that tool: the failure lies with another tool
+    assert [f.cls for f in diff_trace(allowed, gold, "search_notes")] == ["other_tool"]
+    required = trace({"mode": "calls"})
+    assert {f.cls for f in diff_trace(required, gold, "search_notes")} & {"missing_call", "wrong_tool"}
