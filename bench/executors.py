@@ -59,6 +59,13 @@ def timed(
         took = time.perf_counter() - start
     if res.ran != n:
         raise SystemExit(f"expected {n} new episodes, ran {res.ran}")
+    calls, hits = wh.rows(
+        "SELECT count(*), count(*) FILTER (WHERE cache_hit) FROM events JOIN run_episodes r USING (episode_id) "
+        "WHERE r.run_id = ? AND kind = 'model_call'",
+        [res.run_id],
+    )[0]
+    if hits:  # a cached reply measures the cache, not the executor
+        raise SystemExit(f"{hits} of {calls} model calls of {res.run_id} were cache hits")
     return took
 
 

@@ -36,6 +36,7 @@ from core.runner.executors.base import EpisodeResult, EpisodeWork
 from core.runner.executors.lost import lost_episode
 from core.runner.executors.relay import CacheRelay, Pump
 from core.runner.executors.worker import EpisodeActor, Shipped
+from core.runner.infra import RunAborted
 
 MAX_TASK_RETRIES = 2
 # What a worker inherits from the driver besides the models' keys: the project's settings.
@@ -69,6 +70,7 @@ class RayExecutor:
         self.max_task_retries = max_task_retries
         self.actors = actors  # fixed pool size; default: the run's concurrency (bounded by the cluster)
         self._pool: list[Any] = []
+        self._pool_env: dict[str, str] = {}
         self._relay: Any = None
         self._pump: Pump | None = None
         self._lookup: Any = None
@@ -78,7 +80,15 @@ class RayExecutor:
     def connect(self) -> Any:
         ray = _ray()
         if not ray.is_initialized():
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            try:
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            except (
+                ConnectionError,
+                RuntimeError,
+                ValueError,
+            ) as exc:  # no cluster there: the user can fix it
+                where = self.address or "a new local instance"
+                raise RunAborted(f"cannot reach the Ray cluster at {where}: {exc}") from exc
         return ray
 
     def open(self, work: EpisodeWork, concurrency: int) -> RaySession:
@@ -105,7 +115,8 @@ class RayExecutor:
         """The pool grown to `wanted` actors (no more than the cluster's CPUs hold).
 
         Runs of one command share the pool: each actor keeps the benchmarks
-        it built and a local model stays loaded in its process.
+        it built and a local model stays loaded in its process. A run that
+        needs another environment (a hosted model's key) gets new actors.
         """
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         wanted = max(1, min(wanted, int(cpus // self.cpus_per_actor) or 1))
@@ -113,6 +124,10 @@ class RayExecutor:
             num_cpus=self.cpus_per_actor, max_restarts=-1, max_task_retries=self.max_task_retries
         )(EpisodeActor)
         with self._lock:
+            if env != self._pool_env:  # another model's key or other settings: actors start with the new ones
+                for actor in self._pool:
+                    ray.kill(actor, no_restart=True)
+                self._pool, self._pool_env = [], env
             while len(self._pool) < wanted:
                 options = {"runtime_env": {"env_vars": env}} if env else {}
                 self._pool.append(actor_cls.options(**options).remote(self._relay))
