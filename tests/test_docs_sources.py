@@ -234,3 +234,10 @@ def test_prompt_text_shows_only_what_the_type_text_does_not_say() -> None:
     assert '  schema: {"items": {"type": "string", "enum": ["vegan", "kosher", "none"]}}\n' in text
     assert 'Parameter schema: {"type": "dict"}' in text
     assert parse_text(text, tool="flights.book") == docs["flights.book"]
+
+
+def test_a_bad_schema_line_in_text_names_its_line() -> None:
+    with pytest.raises(DocParseError, match=r"x\.txt:4: schema must not hold \['description'\]"):
+        parse_text('Tool name: x\nParameters:\n- name: a\n  schema: {"description": "d"}', source="x.txt")
+    with pytest.raises(DocParseError, match=r"x\.txt:2: schema is not JSON"):
+        parse_text("Tool name: x\nParameter schema: nope", source="x.txt")

@@ -21,7 +21,7 @@ from core.docs.parsers.sections import (
     is_heading,
     parse_block,
 )
-from core.docs.schemas import undelta
+from core.docs.schemas import FIELD_KEYWORDS, undelta
 
 _PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY}
 _RETURN_KEY_SET = frozenset(RETURN_KEYS.values()) | {SCHEMA_KEY}
@@ -87,6 +87,9 @@ def _schema_value(field: tuple[str, int], where: Where) -> dict[str, Any]:
         raise where.at_line(line).error(f"schema is not JSON: {text[:60]!r} ({exc.msg})") from exc
     if not isinstance(value, dict):
         raise where.at_line(line).error(f"schema must be a JSON object, got {text[:60]!r}")
+    own = sorted(FIELD_KEYWORDS & set(value))
+    if own:
+        raise where.at_line(line).error(f"schema must not hold {own}: they are fields of their own")
     return value
 
 
