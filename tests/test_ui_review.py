@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.docs import Param, ToolDoc, diff
+from core.docs import DocSet, Param, ToolDoc, diff
 from core.sample import seeded_copy
 from core.ui import actions, docedit
 from core.ui.testing import open_app, problems, show
@@ -102,7 +102,7 @@ def test_export_registers_the_approved_set(seeded: Path) -> None:
     at = show(open_app(seeded), "review", tool=TOOL)
     approved = at.selectbox(key="rv_b").value
     at.button(key="approve").click().run()
-    at.selectbox(key="export_base").set_value(
+    at.selectbox(key=f"export_base_{TOOL}").set_value(
         wh.scalar("SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'sample-shop'")
     ).run()
     at.text_input(key="export_name").set_value("reviewed v1").run()
@@ -116,6 +116,33 @@ def test_export_registers_the_approved_set(seeded: Path) -> None:
     assert {t["tool"] for t in exported["tools"]} == set(members)
     openai = actions.export_openai(wh.load_docset(sid))
     assert openai is None or json.loads(openai)[0]["type"] == "function"
+
+
+def test_export_defaults_to_the_edited_tools_own_set_and_warns(seeded: Path) -> None:
+    """An unknown benchmark (empty `tools` table) and another benchmark's newer original set: the export
+    still starts from a set that documents the edited tool, approved tools listed first."""
+    wh = Warehouse(seeded)
+    with wh.transaction() as con:  # the situation of imported traces: no tool rows
+        con.execute("DELETE FROM tools")
+    other = DocSet([ToolDoc(tool=f"wb.t{i}", name=f"t{i}", description="x") for i in range(27)])
+    wh.register_docset(other, benchmark="workbench", origin="original", name="workbench-original")
+    at = show(open_app(seeded), "review", tool=TOOL)
+    assert not problems(at)
+    base = at.selectbox(key=f"export_base_{TOOL}").value
+    members = dict(wh.rows("SELECT tool, doc_id FROM doc_set_members WHERE docset_id = ?", [base]))
+    assert TOOL in members
+    shown = at.dataframe[-1].value
+    approved_first = list(shown["uses"])
+    assert approved_first[0] == "approved version" and approved_first == sorted(
+        approved_first, key=lambda u: u != "approved version"
+    )
+    # a set without approvals: warned, and warned again when it equals a stored set
+    at.selectbox(key=f"export_base_{TOOL}").set_value(
+        wh.scalar("SELECT docset_id FROM doc_sets WHERE name = 'workbench-original'")
+    ).run()
+    warnings = " ".join(w.value for w in at.warning)
+    assert "No tool of this set has an approved version" in warnings
+    assert "identical to the stored doc set *workbench-original*" in warnings
 
 
 def test_docedit_round_trip_and_tables() -> None:

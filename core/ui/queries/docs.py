@@ -136,3 +136,38 @@ def reviewed_members(wh: Warehouse, base_docset_id: str) -> pd.DataFrame:
         """,
         [base_docset_id],
     )
+
+
+@cached_query
+def export_bases(wh: Warehouse, tool: str) -> pd.DataFrame:
+    """Doc sets to build a reviewed set from, the edited tool's own first.
+
+    The tool's benchmark is the one of the sets that document it (the `tools`
+    table can be empty, e.g. for imported traces), so ranking puts first the sets
+    that contain the tool, then those where more tools have an approved version,
+    then the originals an edit starts from; study variants come last.
+    """
+    return wh.query(
+        f"""
+        WITH approved AS (
+            SELECT DISTINCT v.tool FROM {DECISION} d JOIN doc_versions v USING (doc_id)
+            WHERE d.decision = 'approve'
+        )
+        SELECT s.docset_id, coalesce(nullif(s.name, ''), s.origin) AS name, s.benchmark, s.origin,
+               s.created_at, count(m.tool) AS tools,
+               count(a.tool) AS approved,
+               bool_or(m.tool = ?) AS has_tool
+        FROM doc_sets s JOIN doc_set_members m USING (docset_id)
+        LEFT JOIN approved a ON a.tool = m.tool
+        GROUP BY s.docset_id, s.name, s.benchmark, s.origin, s.created_at
+        ORDER BY has_tool DESC, s.origin = 'study', approved DESC, s.origin <> 'original', s.created_at DESC
+        """,
+        [tool],
+    )
+
+
+@cached_query
+def docset_named(wh: Warehouse, docset_id: str) -> str | None:
+    """The name of a stored doc set with this id (None when no such set is stored yet)."""
+    rows = wh.rows("SELECT coalesce(nullif(name, ''), origin) FROM doc_sets WHERE docset_id = ?", [docset_id])
+    return str(rows[0][0]) if rows else None

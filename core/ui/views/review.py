@@ -309,20 +309,29 @@ def audit_trail(path: str, tool: str) -> None:
     )
 
 
-def export(path: str, benchmark: str | None) -> None:
-    sets = q.docsets(path)
-    if benchmark:
-        sets = sets[sets["benchmark"] == benchmark] if (sets["benchmark"] == benchmark).any() else sets
+def export(path: str, tool: str) -> None:
+    """Build a reviewed set: by default the edited tool's own doc set, with approved tools listed first."""
+    sets = q.export_bases(path, tool)
     if sets.empty:
         st.caption("No doc set to start from.")
         return
-    order = sets.sort_values("origin", key=lambda s: s.ne("original")).reset_index(drop=True)
-    labels = {r.docset_id: f"{r.name} · {r.benchmark} · {int(r.tools)} tools" for r in order.itertuples()}
+    labels = {
+        r.docset_id: f"{r.name} · {r.benchmark} · {int(r.tools)} tools · {int(r.approved)} approved"
+        for r in sets.itertuples()
+    }
     c = st.columns([2, 2])
-    base_id = c[0].selectbox("Start from doc set", list(labels), format_func=labels.get, key="export_base")
+    base_id = c[0].selectbox(
+        "Start from doc set",
+        list(labels),
+        format_func=labels.get,
+        key=f"export_base_{tool}",  # another tool brings its own default: the set that documents it
+        help=f"Sets that document {tool} come first, then those with more approved tools",
+    )
     name = c[1].text_input("Name of the reviewed set", value="reviewed docs", key="export_name")
     members = q.reviewed_members(path, base_id)
     approved = {r.tool: r.approved_doc_id for r in members.itertuples() if isinstance(r.approved_doc_id, str)}
+    members = members.assign(has=members["approved_doc_id"].map(lambda d: isinstance(d, str)))
+    members = members.sort_values(["has", "tool"], ascending=[False, True]).drop(columns="has")
     st.dataframe(
         members.assign(
             uses=members["approved_doc_id"].map(
@@ -346,9 +355,22 @@ def export(path: str, benchmark: str | None) -> None:
     st.caption(
         f"{len(approved)} of {len(members)} tools use an approved version · doc set id `{docset.docset_id}`"
     )
+    if not approved:
+        st.warning(
+            "No tool of this set has an approved version: the exported set is its base, unchanged. "
+            "Approve a version first, or start from another set.",
+            icon=":material/warning:",
+        )
+    existing = q.docset_named(path, docset.docset_id)
+    if existing is not None:
+        st.warning(
+            f"These docs are identical to the stored doc set *{existing}* (`{docset.docset_id[:8]}`): "
+            "registering it adds nothing new, and re-evaluating it re-runs that set.",
+            icon=":material/content_copy:",
+        )
     b = st.columns(4)
     if b[0].button("Register doc set", icon=":material/inventory_2:", key="register_docset", width="stretch"):
-        bench = order.set_index("docset_id").loc[base_id, "benchmark"]
+        bench = sets.set_index("docset_id").loc[base_id, "benchmark"]
         sid = actions.register_reviewed(w, docset, bench, base_id, reviewer_name())
         refresh()
         st.success(f"Registered doc set `{sid}` — evaluate it on the Re-evaluation page.")
@@ -412,4 +434,4 @@ def render() -> None:
     with tabs[2]:
         audit_trail(path, tool)
     with tabs[3]:
-        export(path, bench)
+        export(path, tool)
