@@ -186,7 +186,8 @@ class McpBenchmark:
         self.description = manifest.description
         self.tools = {t.name: t for t in tools}
         self.fingerprint = fingerprint
-        self.source = source
+        # where the server and the tasks came from (`source` is the registry's recipe to rebuild it)
+        self.origin = source
         self.display_name = manifest.name
         self.name = f"{manifest.name}@{fingerprint[:8]}"
         self.key = f"mcp/{manifest.name}@{fingerprint[:12]}"
@@ -204,7 +205,7 @@ class McpBenchmark:
     def warehouse_info(self) -> dict[str, Any]:
         """What the warehouse keeps: where the server and the tasks are, so the benchmark can be loaded again."""
         return {
-            **self.source,
+            **self.origin,
             "key": self.key,
             "display_name": self.display_name,
             "fingerprint": self.fingerprint,
