@@ -22,6 +22,7 @@ TABLES = (
     "doc_sets",
     "runs",
     "episodes",
+    "episode_scores",
     "events",
     "evaluations",
     "diagnoses",
