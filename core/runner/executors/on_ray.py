@@ -99,7 +99,8 @@ class RayExecutor:
         bench = work.benchmark
         source = getattr(bench, "source", None) or _shippable(bench)
         actors = self._actors(ray, self.actors or max(1, concurrency), worker_env(work.config.model))
-        payload = (replace(work, benchmark=None), _scripts(work), source, benchmark_key(bench))
+        known = known_keys(gateway.cache, work.config.model)
+        payload = (replace(work, benchmark=None), _scripts(work), source, benchmark_key(bench), known)
         return RaySession(self, work, actors, [ray.put(payload)])
 
     def _start_relay(self, ray: Any) -> None:
@@ -247,6 +248,27 @@ def worker_env(*models: str) -> dict[str, str]:
         if name in os.environ:
             out[name] = os.environ[name]
     return out
+
+
+def known_keys(cache: Any, model: str) -> frozenset[str] | None:
+    """The keys the driver's cache holds for `model` (None: unknown, so workers ask about every key).
+
+    Shipped to the workers once per run: a key outside the set is a miss
+    without a round trip to the driver, so the relay only carries lookups
+    that can hit.
+    """
+    warehouse = getattr(cache, "warehouse", None)
+    try:
+        if warehouse is not None:
+            return frozenset(
+                r[0] for r in warehouse.rows("SELECT key FROM llm_cache WHERE model = ?", [model])
+            )
+        rows = getattr(cache, "rows", None)
+        if callable(rows):
+            return frozenset(r["key"] for r in rows() if r.get("model") == model)
+    except Exception:  # noqa: BLE001 - without the key set workers simply ask about every key
+        return None
+    return None
 
 
 def _scripts(work: EpisodeWork) -> list[tuple[str, Any, str]]:

@@ -9,9 +9,10 @@ gateway — and returns the finished record with the accounting entries and
 new cache rows the episode produced. The worker never opens the warehouse.
 
 The LLM response cache (see docs/scale-out.md): a worker looks a request up
-in its own entries, then in the driver's cache through the relay actor
-(`RelayCache`); what it had to compute travels back with the episode and
-the driver stores it. Relay lookups are driver round trips, but an uncached
+in its own entries, then — when the driver's cache held that key at the
+run's start — in the driver's cache through the relay actor (`RelayCache`);
+what it had to compute travels back with the episode and the driver stores
+it. Relay lookups are driver round trips, but an uncached
 model call costs far more, and a cache the driver owns stays the one cache.
 """
 
@@ -43,11 +44,12 @@ class RelayCache:
         self.relay = relay
         self.timeout_s = timeout_s
         self.local = MemoryCache()
+        self.known: frozenset[str] | None = None  # the driver's keys at the run's start (None: ask always)
         self._new: list[str] = []
 
     def get(self, key: str) -> dict[str, Any] | None:
         hit = self.local.get(key)
-        if hit is not None or self.relay is None:
+        if hit is not None or self.relay is None or (self.known is not None and key not in self.known):
             return hit
         import ray
 
@@ -95,8 +97,9 @@ class EpisodeActor:
         if work is None:
             import ray
 
-            payload, scripts, source, key = ray.get(box[0])
+            payload, scripts, source, key, known = ray.get(box[0])
             _register_scripts(scripts)
+            self.cache.known = known
             work = replace(payload, benchmark=self._benchmark(source, key))
             self._work = {session: work}  # one run at a time: the previous run's work can go
             self.cache.local.clear()  # between runs the driver's cache is the one truth
