@@ -61,3 +61,15 @@ def test_an_episode_whose_worker_always_dies_is_a_failed_record() -> None:
     )
     assert (episode.success, episode.error_class, episode.repeat) == (False, "worker_lost", 1)
     assert [e.kind for e in events] == ["error"]
+
+
+def test_an_sop_benchmark_is_built_again_from_its_base_recipe_sops_and_limits() -> None:
+    from core.sop.bench import SopBenchmark
+    from core.sop.executor import Limits
+    from core.sop.model import Toolset
+
+    bench = SopBenchmark(get_benchmark(str(NOTES)), Toolset(), limits=Limits(wall_s=5))
+    source = pickle.loads(pickle.dumps(bench.source))
+    assert repr(source) == repr(bench.source)  # by content: a worker keeps one build per recipe
+    again = source.load()
+    assert benchmark_key(again) == benchmark_key(bench) and again.limits == Limits(wall_s=5)
