@@ -217,9 +217,13 @@ def episode_detail(wh: Warehouse, episode_id: str) -> dict[str, Any] | None:
         "gold": json_value(t.get("gold"), []),
         "task_tools": list(t.get("tools") if t.get("tools") is not None else []),
         "events": [
-            {**e, "args": json_value(e["args"], None), "payload": json_value(e["payload"], None)}
+            {
+                **{k: None if isinstance(v, float) and pd.isna(v) else v for k, v in e.items()},
+                "args": json_value(e["args"], None),
+                "payload": json_value(e["payload"], None),
+            }
             for e in events.to_dict("records")
-        ],
+        ],  # a NULL column is None, never NaN: a successful call has no error to show
         "diagnoses": diagnoses,
         "run_label": (run[0][0] or run[0][1]) if run else row["run_id"],
         "docset_label": (docset[0][0] or docset[0][1]) if docset else row["docset_id"],

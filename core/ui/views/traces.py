@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from core.ui import components as ui
+from core.ui import timeline as tl
 from core.ui.callmatch import CallCheck, match_calls, render_call
 from core.ui.queries import traces as q
 from core.ui.state import current_path
@@ -44,10 +45,13 @@ def current_filter() -> q.TraceFilter:
 
 
 def _open(episode_id: str | None) -> None:
+    """Open a trace (in the URL, and remembered for when the analyst comes back to the page)."""
     if episode_id:
         st.query_params["episode"] = episode_id
+        st.session_state["trace_last"] = episode_id
     else:
         st.query_params.pop("episode", None)
+        st.session_state.pop("trace_last", None)
 
 
 def _step(delta: int) -> None:
@@ -150,8 +154,12 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
         st.session_state["trace_page"] = page = 1
         total, df = q.trace_page(path, f, 0, PAGE_SIZE)
     ids = list(df["episode_id"])
-    key = f"trace_table_{page}_{abs(hash(f)) % 10**8}"
+    current = st.query_params.get("episode")
+    # A table's selection cannot be set from code, so it is keyed by the open trace: after Next (or a
+    # deep link) no stale row stays selected, and the ▶ column marks the trace that is open.
+    key = f"trace_table_{page}_{abs(hash(f)) % 10**8}_{(current or '')[:12]}"
     view = df.assign(
+        open=["▶" if i == current else "" for i in ids],
         outcome=df["success"].map({True: "success", False: "failed"}),
         tools=df["tool_correct"].map({True: "right tools", False: "wrong tools"}),
         error_class=df["error_class"].fillna("–"),
@@ -164,6 +172,7 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
         hide_index=True,
         height=min(38 + 35 * len(view), 420),
         column_order=(
+            "open",
             "outcome",
             "task_id",
             "query",
@@ -176,6 +185,7 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
             "latency_s",
         ),
         column_config={
+            "open": st.column_config.TextColumn("", width=28, help="the open trace"),
             "outcome": st.column_config.TextColumn("Outcome", width="small"),
             "task_id": st.column_config.TextColumn("Task", width="medium"),
             "query": st.column_config.TextColumn("Query", width="large"),
@@ -256,6 +266,29 @@ def _long_text(text: str, limit: int = 600) -> None:
             st.code(text, language=None, wrap_lines=True)
 
 
+def step_timeline(detail: dict[str, Any]) -> None:
+    """Model call → tool call → observation as rows with their start, latency and tokens."""
+    rows = tl.timeline(detail["events"])
+    if rows.empty:
+        return
+    longest = float(rows["latency_s"].max()) if rows["latency_s"].notna().any() else 0.0
+    with st.expander(f"Step timeline · {len(rows)} steps", expanded=False):
+        st.dataframe(
+            rows,
+            hide_index=True,
+            column_config={
+                "step": st.column_config.TextColumn("Step", width="medium"),
+                "start_s": st.column_config.NumberColumn("Starts at", format="%.2f s"),
+                "latency_s": st.column_config.ProgressColumn(
+                    "Latency", format="%.2f s", min_value=0.0, max_value=longest or 1.0
+                ),
+                "tokens_in": st.column_config.NumberColumn("Tokens in", format="compact"),
+                "tokens_out": st.column_config.NumberColumn("Tokens out", format="compact"),
+                "result": st.column_config.TextColumn("Result", width="small"),
+            },
+        )
+
+
 def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
     events = detail["events"]
     tool_events = [e for e in events if e["kind"] == "tool_call"]
@@ -264,19 +297,20 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
         detail["gold"],
     )
     check_of = {id(e): c for e, c in zip(tool_events, checks, strict=True)}
+    if show_model_calls and not any(e["kind"] == "model_call" for e in events):
+        st.caption("This trace recorded no model calls (an imported trace carries its tool spans only).")
     n = 0
-    for e in events:
-        kind = e["kind"]
+    for step in tl.collapse(events, show_model_calls):
+        e, kind = step.event, step.event["kind"]
         if kind == "model_call":
-            if show_model_calls:
-                st.caption(
-                    f":material/smart_toy: model call {e['text'] or ''} · {int(e['tokens_in'] or 0):,} → "
-                    f"{int(e['tokens_out'] or 0):,} tokens · {float(e['latency_s'] or 0):.1f} s"
-                    + (" · cached" if e["cache_hit"] else "")
-                )
-                out = ((e["payload"] or {}).get("message_out") or {}).get("content")
-                if out:
-                    _long_text(str(out), 300)
+            st.caption(
+                f":material/smart_toy: model call {e['text'] or ''} · {int(e['tokens_in'] or 0):,} → "
+                f"{int(e['tokens_out'] or 0):,} tokens · {float(e['latency_s'] or 0):.1f} s"
+                + (" · cached" if e["cache_hit"] else "")
+            )
+            out = ((e["payload"] or {}).get("message_out") or {}).get("content")
+            if out:
+                _long_text(str(out), 300)
             continue
         n += 1
         with st.container(border=True):
@@ -286,19 +320,27 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
             elif kind == "tool_call":
                 check = check_of[id(e)]
                 c = st.columns([2, 3], vertical_alignment="center")
-                c[0].markdown(f"**{n}. Tool call** &nbsp; `{e['tool']}`")
+                again = f" · :orange[× {step.repeats} identical calls]" if step.repeats > 1 else ""
+                c[0].markdown(f"**{n}. Tool call** &nbsp; `{e['tool']}`{again}")
                 with c[1]:
                     _badge(check)
                 st.code(render_call(e["tool"] or "?", e["args"] or {}), language="python", wrap_lines=True)
                 for d in check.diffs:
                     st.markdown(f":orange[:material/arrow_right: {d.text()}]")
-                if e["error"]:
+                if not tl.missing(e["error"]):
                     klass = e.get("error_class")
-                    klass = f" `{klass}`" if isinstance(klass, str) and klass else ""
+                    klass = f" `{klass}`" if not tl.missing(klass) else ""
                     st.markdown(f":red[**Error**]{klass} {e['error']}")
-                if e["output"] and e["output"] != e["error"]:
+                if not tl.missing(e["output"]) and e["output"] != e["error"]:
                     st.caption("Observation")
                     _long_text(str(e["output"]))
+            elif kind == "final_answer" and tl.looks_like_action(e["text"]):
+                st.markdown(f"**{n}. Unparsed action** &nbsp; :material/code_off:")
+                st.warning(
+                    "The model wrote a tool call the agent could not read, so nothing was run.",
+                    icon=":material/warning:",
+                )
+                st.text(e["text"], width="stretch")
             elif kind == "final_answer":
                 st.markdown(f"**{n}. Final answer** &nbsp; :material/flag:")
                 st.text(e["text"] or "(empty)", width="stretch")
@@ -307,6 +349,18 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
                 st.error(f"{e['text'] + ': ' if e['text'] else ''}{e['error'] or ''}")
     if n == 0:
         st.info("This episode recorded no steps.")
+
+
+def failure_class(detail: dict[str, Any]) -> str:
+    """The episode's failure class; a failed episode that ended on an unreadable call says so."""
+    ep = detail["episode"]
+    if not tl.missing(ep["error_class"]):
+        return str(ep["error_class"])
+    if not ep["success"] and any(
+        e["kind"] == "final_answer" and tl.looks_like_action(e["text"]) for e in detail["events"]
+    ):
+        return "unparsed action"
+    return "–"
 
 
 def ground_truth(detail: dict[str, Any]) -> None:
@@ -370,12 +424,13 @@ def episode_view(detail: dict[str, Any]) -> None:
     m = st.columns(6)
     m[0].metric("Outcome", "Success" if ep["success"] else "Failed", border=True)
     m[1].metric("Tool choice", "Correct" if ep["tool_correct"] else "Wrong", border=True)
-    m[2].metric("Steps", int(ep["n_steps"] or 0), border=True)
+    drawn = sum(1 for e in detail["events"] if e["kind"] not in ("model_call",))
+    m[2].metric("Steps", max(int(ep["n_steps"] or 0), drawn), border=True)
     tokens = int(ep["tokens_in"] or 0) + int(ep["tokens_out"] or 0)
     latency = float(ep["latency_s"] or 0)
     m[3].metric("Tokens", ui.number(tokens) if tokens else "–", border=True, help="– when not recorded")
     m[4].metric("Latency", f"{latency:.1f} s" if latency else "–", border=True, help="– when not recorded")
-    m[5].metric("Failure class", ep["error_class"] or "–", border=True)
+    m[5].metric("Failure class", failure_class(detail), border=True)
     st.caption(
         f"Model **{ep['model']}** · {ep['paradigm']} · run *{detail['run_label']}* · docs *{detail['docset_label']}*"
         f" · split {ep['split'] or '–'} · repeat {ep['repeat']} · source {ep['source']} · episode `{ep['episode_id']}`"
@@ -387,6 +442,7 @@ def episode_view(detail: dict[str, Any]) -> None:
         c = st.columns([2, 1], vertical_alignment="center")
         c[0].markdown("##### Steps")
         show = c[1].toggle("Show model calls", key="show_model_calls")
+        step_timeline(detail)
         steps(detail, show)
     with right:
         ground_truth(detail)
@@ -418,6 +474,10 @@ def render() -> None:
     filters(opts)
     URL.push()
     f = current_filter()
+    last = st.session_state.get("trace_last")
+    if not st.query_params.get("episode") and last and q.trace_position(path, f, last) is not None:
+        st.query_params["episode"] = last  # back on the page: the trace that was open, not trace 1
+        st.session_state["trace_page"] = q.trace_position(path, f, last) // PAGE_SIZE + 1
     total, episode_id = trace_list(f, path)
     if not episode_id and total:
         episode_id = q.trace_at(path, f, (int(st.session_state.get("trace_page") or 1) - 1) * PAGE_SIZE)
