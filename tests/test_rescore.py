@@ -145,3 +145,30 @@ def test_imported_episodes_keep_their_scores(warehouse) -> None:
         and report.skipped["imported episodes keep the scores their source gave them"] == 1
     )
     assert _scores(warehouse)["capture-1"] == (False, True)  # as its source scored it
+
+
+def test_rescore_reloads_a_built_in_benchmark(warehouse, data_dir: Path) -> None:
+    """API-Bank episodes are re-scored through the benchmark their key names (`api-bank/domain`)."""
+    from core.agents import AgentConfig
+    from core.benchmarks.registry import get_benchmark
+    from core.llm import script, tool_call
+    from core.runner import RunPlan, run
+    from core.runner.rescore import default_resolver, rescore
+
+    bench = get_benchmark("api-bank", data_dir)
+    tasks = [t for t in bench.tasks() if t.gold[0].tool == "QueryStock"][:2]
+
+    def reply(messages):
+        if messages[-1]["role"] == "tool":
+            return "Done."
+        return tool_call("QueryStock", stock_code="AMZN")  # the date is missing: the API raises
+
+    model = script(reply, name="rescore-apibank")
+    plan = RunPlan(bench, bench.original_docs(), AgentConfig(model=model.model, max_steps=2), tasks)
+    assert run(warehouse, plan, concurrency=1).ran == 2
+    before = _scores(warehouse)
+    with warehouse.transaction() as con:  # as stored before scores carried their version
+        con.execute("UPDATE episodes SET score = json_remove(score, '$.scoring')")
+    report = rescore(warehouse, resolver=default_resolver(str(data_dir)))
+    assert report.rescored == 2 and not report.skipped
+    assert _scores(warehouse) == before
