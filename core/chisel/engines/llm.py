@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 from core.chisel.differ import diff_trace
 from core.chisel.engines.base import ToolContext
 from core.chisel.engines.evidence import EvidenceEngine, carried_operations, content_of
-from core.chisel.engines.synth import render_call
+from core.chisel.engines.synth import usage_examples
 from core.chisel.memory import DomainMemory
 from core.chisel.merge import merge_plans
 from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Plan, Trace
@@ -309,9 +309,9 @@ class LLMEngine:
         notes: list[str] = []
         edits: dict[tuple[str, str], Any] = dict(fixed)
         if todo:
-            examples = []
-            for _, call in ctx.opt_gold_calls("generation")[:3]:
-                examples.append(render_call(ctx.original, dict(call.args)))
+            # requests paired with their own task's calls, values shown as formats (never one task's data)
+            gold = ctx.opt_gold_calls("generation")
+            examples = usage_examples(ctx.original, gold, ctx.gt.query, 3, f"{ctx.seed}:{ctx.tool}")
             prompt = load_prompt("generation", self.prompt_dir).safe_substitute(
                 tool_name=ctx.original.display_name,
                 doc_json=json.dumps(ctx.original.to_json(), ensure_ascii=False, indent=1),

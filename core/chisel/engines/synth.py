@@ -23,7 +23,7 @@ import ast
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.chisel.differ import Finding
@@ -126,9 +126,41 @@ def last_user_line(query: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def render_call(doc: ToolDoc, args: dict[str, Any]) -> str:
-    inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
-    return f"{doc.name or doc.tool}({inner})"
+def usage_examples(
+    doc: ToolDoc,
+    gold: Sequence[tuple[str, Any]],
+    query_of: Callable[[str], str | None],
+    k: int,
+    seed: str,
+) -> list[str]:
+    """Up to `k` usage examples from (task id, gold call) pairs, in a seeded order.
+
+    Each pairs a task's request with that same task's call and shows formats where a value would
+    be one task's data (core.chisel.engines.examples).
+    """
+    values: dict[str, list[Any]] = {}
+    for _, call in gold:
+        for name, value in call.args.items():
+            values.setdefault(name, []).append(value)
+    constant = {name: {str(v) for v in recurring_values(vs)} for name, vs in values.items()}
+    formats = {
+        name: fmt
+        for name, vs in values.items()
+        if (fmt := describe_shape(vs) or value_pattern(vs, value_format(vs)))
+    }
+    every_constant = set().union(*constant.values()) if constant else set()
+    chosen = sorted(gold, key=lambda item: item[0])
+    random.Random(seed).shuffle(chosen)
+    out: list[str] = []
+    for tid, call in chosen:
+        query = query_of(tid)
+        request = request_for(query, call, every_constant) if query else None
+        text = example_text(doc.name or doc.tool, call, request, formats, constant)
+        if text not in out:
+            out.append(text)
+        if len(out) >= k:
+            break
+    return out
 
 
 def _parse_output(text: str) -> Any:
@@ -408,29 +440,9 @@ class Synth:
         if not gold:
             return None
         k = 1 if self.memory.regressions("Add", "UE") or self.memory.regressions("Refine", "UE") else 2
-        rng = random.Random(f"{self.ctx.seed}:{self.ctx.tool}")
-        chosen = sorted(gold, key=lambda item: item[0])
-        rng.shuffle(chosen)
-        # an example pairs a task's request with that same task's call, and shows formats where a
-        # value would be one task's data (core.chisel.engines.examples)
-        values = self._gold_values()
-        constant = {k: {str(v) for v in recurring_values(vs)} for k, vs in values.items()}
-        formats = {
-            k: fmt
-            for k, vs in values.items()
-            if (fmt := describe_shape(vs) or value_pattern(vs, value_format(vs)))
-        }
-        every_constant = set().union(*constant.values()) if constant else set()
-        out: list[str] = []
-        for tid, call in chosen:
-            q = self.ctx.gt.query(tid)
-            request = request_for(q, call, every_constant) if q else None
-            text = example_text(self.doc.name or self.doc.tool, call, request, formats, constant)
-            if text not in out:
-                out.append(text)
-            if len(out) >= k:
-                break
-        return out or None
+        return (
+            usage_examples(self.doc, gold, self.ctx.gt.query, k, f"{self.ctx.seed}:{self.ctx.tool}") or None
+        )
 
     def _confused(self) -> list[str]:
         return sorted({f.other_tool for f in self.findings if f.cls == "wrong_tool" and f.other_tool})
