@@ -82,11 +82,8 @@ class RayExecutor:
         if not ray.is_initialized():
             try:
                 ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
-            except (
-                ConnectionError,
-                RuntimeError,
-                ValueError,
-            ) as exc:  # no cluster there: the user can fix it
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                # no cluster at that address: a setup the user can fix, not a bug
                 where = self.address or "a new local instance"
                 raise RunAborted(f"cannot reach the Ray cluster at {where}: {exc}") from exc
         return ray
