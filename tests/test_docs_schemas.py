@@ -268,3 +268,16 @@ def docs_with_schemas(draw) -> ToolDoc:
 @given(docs_with_schemas(), st.sampled_from([None, "tool_3"]))
 def test_docs_with_stored_schemas_round_trip_through_every_rendering(doc: ToolDoc, alias: str | None) -> None:
     _round_trips(doc, alias)
+
+
+def test_python_literal_annotations_render_as_enums() -> None:
+    from typing import Literal
+
+    from core.docs import parse_callable
+
+    def pick(items: list[Literal["a", "b"]], mode: Literal["x", "y"] = "x") -> None:
+        """Pick items."""
+
+    props = render_openai(parse_callable(pick))["function"]["parameters"]["properties"]
+    assert props["items"] == {"type": "array", "items": {"enum": ["a", "b"]}}
+    assert props["mode"] == {"enum": ["x", "y"], "default": "x"}

@@ -10,6 +10,7 @@ the renderer also shows the exact text so nothing is lost.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any
@@ -175,28 +176,43 @@ class _TypeParser:
         depth, start = 1, self.i
         while self.i < len(self.s) and depth:
             ch = self.s[self.i]
-            if ch == '"':
-                self.i = self._skip_string(self.i)
+            if ch in "\"'":
+                self.i = self._skip_string(self.i, ch)
                 continue
             depth += {"[": 1, "]": -1}.get(ch, 0)
             self.i += 1
         if depth:
             raise _Unparsable(self.s)
-        try:
-            values = json.loads("[" + self.s[start : self.i - 1] + "]")
-        except json.JSONDecodeError as exc:
-            raise _Unparsable(self.s) from exc
+        values = _literal_values("[" + self.s[start : self.i - 1] + "]")
         if not values:
             raise _Unparsable(self.s)
         return {"enum": values}
 
-    def _skip_string(self, i: int) -> int:
+    def _skip_string(self, i: int, quote: str = '"') -> int:
         i += 1
         while i < len(self.s):
             if self.s[i] == "\\":
                 i += 2
                 continue
-            if self.s[i] == '"':
+            if self.s[i] == quote:
                 return i + 1
             i += 1
         raise _Unparsable(self.s)
+
+
+def _literal_values(text: str) -> list[Any]:
+    """The values of `Literal[...]`: JSON as we write it, or Python literals as `repr` writes them
+    (`Literal['a', 'b']` from a signature), read with `ast.literal_eval`, which evaluates nothing."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        values = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise _Unparsable(text) from exc
+    if not isinstance(values, list) or not all(
+        isinstance(v, str | int | float | bool | None) for v in values
+    ):
+        raise _Unparsable(text)
+    return values
