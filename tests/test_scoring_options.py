@@ -225,3 +225,54 @@ def test_the_differ_does_not_call_an_allowed_read_missing() -> None:
     assert [f.cls for f in diff_trace(allowed, gold, "search_notes")] == ["other_tool"]
     required = trace({"mode": "calls"})
     assert {f.cls for f in diff_trace(required, gold, "search_notes")} & {"missing_call", "wrong_tool"}
+
+
+def test_manifest_task_scoring_sets_every_tasks_defaults(tmp_path: Path) -> None:
+    folder = tmp_path / "defaults"
+    shutil.copytree(EXAMPLE, folder)
+    manifest = json.loads((folder / "benchmark.json").read_text(encoding="utf-8"))
+    manifest["task_scoring"] = {"reads": "required", "loose_args": {"add_note": ["title"]}}
+    (folder / "benchmark.json").write_text(json.dumps(manifest), encoding="utf-8")
+    lines = [
+        {"id": "a", "domain": "organize", "query": "q", "gold": OFFSITE},
+        {"id": "b", "domain": "organize", "query": "q", "gold": OFFSITE, "scoring": {"reads": "allowed"}},
+    ]
+    (folder / "tasks.jsonl").write_text("\n".join(json.dumps(t) for t in lines) + "\n", encoding="utf-8")
+    bench = load_user_benchmark(folder)
+    try:
+        assert bench.task("a").meta["scoring"] == {"reads": "required", "loose_args": {"add_note": ["title"]}}
+        assert bench.task("b").meta["scoring"]["reads"] == "allowed"  # the task's own key wins
+        tag = [Call("tag_note", {"note_id": 4, "tag": "team"})]
+        assert not bench.score(bench.task("a"), tag, None).tool_correct
+        assert bench.score(bench.task("b"), tag, None).tool_correct
+    finally:
+        bench.close()
+    manifest["task_scoring"] = {"mode": "state", "ignore_args": {"nope": ["x"]}}
+    (folder / "benchmark.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(BenchmarkFolderError, match='"task_scoring" cannot set "mode"'):
+        load_user_benchmark(folder)
+    manifest["task_scoring"] = {"ignore_args": {"nope": ["x"]}}
+    (folder / "benchmark.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(
+        BenchmarkFolderError, match="benchmark.json: task_scoring: \"ignore_args\": unknown tool 'nope'"
+    ):
+        load_user_benchmark(folder)
+
+
+def test_bench_check_flags_options_the_gold_cannot_satisfy(tmp_path: Path) -> None:
+    from core.benchmarks.userfolder import check
+
+    folder = tmp_path / "check"
+    shutil.copytree(EXAMPLE, folder)
+    lines = [
+        {"id": "ok", "domain": "organize", "query": "q", "gold": OFFSITE, "scoring": {"reads": "required"}},
+        {"id": "bad", "domain": "organize", "query": "q", "gold": OFFSITE[1:], "scoring": {"required_reads": ["search_notes"]}},
+    ]  # fmt: skip
+    (folder / "tasks.jsonl").write_text("\n".join(json.dumps(t) for t in lines) + "\n", encoding="utf-8")
+    bench = load_user_benchmark(folder)
+    try:
+        report = check(bench)
+    finally:
+        bench.close()
+    assert not report["ok"] and report["self_correct"] == 1
+    assert "bad" in str(report["failures"])

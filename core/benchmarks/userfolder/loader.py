@@ -12,6 +12,7 @@ import hashlib
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from core.benchmarks.base import Task
 from core.benchmarks.userfolder.benchmark import UserBenchmark
@@ -81,7 +82,11 @@ def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolki
             problems.add(MANIFEST, f"domain {domain!r} lists unknown tool(s) {', '.join(unknown)}")
     problems.raise_if_any()  # tasks are checked against this mapping; a broken one would flag every line
     tasks = read_tasks(folder, toolkit, manifest, problems, extra_keys=("scoring",))
-    tasks = [with_scoring_options(t, toolkit, problems) for t in tasks]
+    params = {name: spec.params for name, spec in toolkit.tools.items()}
+    defaults = manifest.task_scoring
+    if defaults and parse_options(defaults, params, lambda m: problems.add(MANIFEST, f"task_{m}")) is None:
+        defaults = {}
+    tasks = [with_scoring_options(t, params, defaults, problems) for t in tasks]
     problems.raise_if_any()
     bench = UserBenchmark(folder, manifest, toolkit, tasks, state, fingerprint(folder))
     if verify:
@@ -97,13 +102,17 @@ def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolki
     return bench
 
 
-def with_scoring_options(task: Task, toolkit: Toolkit, problems: Problems) -> Task:
-    """The task with its `scoring` options validated and kept, normalised, in `meta["scoring"]`."""
-    if "scoring" not in task.meta:
+def with_scoring_options(
+    task: Task, params: dict[str, tuple[str, ...]], defaults: dict[str, Any], problems: Problems
+) -> Task:
+    """The task with its scoring options (the manifest's `task_scoring`, overridden key by key by the
+    task's own `scoring`) validated and kept, normalised, in `meta["scoring"]`."""
+    own = task.meta.get("scoring", {})
+    if not own and not defaults:
         return task
     line = task.meta.get("line")
-    params = {name: spec.params for name, spec in toolkit.tools.items()}
-    opts = parse_options(task.meta["scoring"], params, lambda m: problems.add(TASKS_FILE, m, line))
+    merged = {**defaults, **own} if isinstance(own, dict) else own
+    opts = parse_options(merged, params, lambda m: problems.add(TASKS_FILE, m, line))
     if opts is None:
         return task
     return replace(task, meta={**task.meta, "scoring": opts.to_json()})

@@ -21,7 +21,7 @@ DEFAULT_PROMPT = (
     "You can use the tools described below to complete the user's request. "
     "Take argument values from the request; when the request is done, answer briefly."
 )
-KEYS = ("name", "description", "domains", "offer", "scoring", "system_prompt", "state_param")
+KEYS = ("name", "description", "domains", "offer", "scoring", "task_scoring", "system_prompt", "state_param")
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,9 @@ class Manifest:
     domain_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)  # empty: no mapping given
     offer: str = "all"
     scoring: str = "auto"
+    # defaults of every task's scoring options (core.benchmarks.userfolder.scoring); validated
+    # against the tools when the folder loads, overridden key by key by a task's own `scoring`
+    task_scoring: dict[str, Any] = field(default_factory=dict)
     system_prompt: str = DEFAULT_PROMPT
     state_param: str = "state"
 
@@ -73,6 +76,18 @@ def read_manifest(folder: Path, problems: Problems) -> Manifest:
                 problems.add(MANIFEST, f'"{key}" must be one of {", ".join(allowed)}, not {data[key]!r}')
             else:
                 out[key] = data[key]
+    if "task_scoring" in data:
+        value = data["task_scoring"]
+        if not isinstance(value, dict):
+            problems.add(
+                MANIFEST, '"task_scoring" must be an object of scoring options, e.g. {"reads": "allowed"}'
+            )
+        elif "mode" in value:
+            problems.add(
+                MANIFEST, '"task_scoring" cannot set "mode": the manifest\'s "scoring" is the default mode'
+            )
+        else:
+            out["task_scoring"] = value
     if "domains" in data:
         out.update(_domains(data["domains"], problems))
     if out.get("offer") == "domain" and not out.get("domain_tools"):
