@@ -32,6 +32,7 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from core.config import warehouse_path
 from core.redaction import Redactor
@@ -264,11 +265,19 @@ def insert_rows(
     """Insert by name from a DataFrame; dict/list values in JSON columns are serialised."""
     if not table.replace("_", "").isalnum():
         raise ValueError(f"bad table name {table!r}")
-    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    if df.empty:
-        return 0
     list_cols = set(list_columns) | _LIST_COLUMNS.get(table, set())
     redactor = Redactor.from_env()  # every text reaches the file through here: no secret does
+    if not isinstance(rows, pd.DataFrame):
+        records = list(rows)
+        if not records:
+            return 0
+        arrow = _arrow_table(records, list_cols, redactor)
+        if arrow is not None:
+            return _insert_frame(con, table, arrow, list(arrow.column_names), ignore_existing)
+        rows = pd.DataFrame(records)
+    df = rows
+    if df.empty:
+        return 0
     if rows is df:
         df = df.copy()  # the caller's frame is not ours to rewrite
     for col in df.columns:
@@ -279,15 +288,49 @@ def insert_rows(
             df[col] = df[col].map(redactor.value)
         elif pd.api.types.is_string_dtype(dtype):  # pandas' own string columns (the default since 3.0)
             df[col] = df[col].map(redactor.text, na_action="ignore")
+    return _insert_frame(con, table, df, list(df.columns), ignore_existing)
+
+
+def _arrow_table(
+    records: list[Mapping[str, Any]], list_cols: set[str], redactor: Redactor
+) -> pa.Table | None:
+    """Rows as an Arrow table, redacted cell by cell in plain Python; None when a column mixes types.
+
+    Producers hand over lists of dicts (an episode's events, LLM calls): going
+    through pandas for them cost more CPU than the agent step itself, while a
+    column-wise Arrow build is a few list comprehensions. A column Arrow cannot
+    type (ints mixed with text, say) falls back to the DataFrame path, which
+    stores such values as pandas always did.
+    """
+    names: dict[str, None] = {}
+    for r in records:
+        names.update(dict.fromkeys(r))
+    columns = {}
+    for name in names:
+        values = [r.get(name) for r in records]
+        if name not in list_cols and any(isinstance(v, dict | list | tuple) for v in values):
+            values = [_jsonable(v) for v in values]
+        values = [redactor.value(v) if isinstance(v, str | list | tuple | dict) else v for v in values]
+        try:
+            columns[name] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return None
+    return pa.table(columns)
+
+
+def _insert_frame(
+    con: duckdb.DuckDBPyConnection, table: str, frame: Any, columns: list[str], ignore_existing: bool
+) -> int:
+    """INSERT ... SELECT by column name from a registered DataFrame or Arrow table."""
     verb = "INSERT OR IGNORE INTO" if ignore_existing and table not in _LOG_TABLES else "INSERT INTO"
-    con.register("_incoming", df)
+    con.register("_incoming", frame)
     try:
-        cols = ", ".join(f'"{c}"' for c in df.columns)
+        cols = ", ".join(f'"{c}"' for c in columns)
         con.execute(f'{verb} "{table}" ({cols}) SELECT {cols} FROM _incoming')
     finally:
         with contextlib.suppress(duckdb.Error):
             con.unregister("_incoming")
-    return len(df)
+    return len(frame)
 
 
 # Append-only logs without a key (a state is the latest row).
