@@ -115,13 +115,16 @@ def test_rescore_and_results_commands(warehouse, tmp_path: Path) -> None:
     _run_scripted(warehouse)
     _make_legacy(warehouse)
     path = str(warehouse.path)
+    doc = tmp_path / "RESULTS.md"
+    res = CliRunner().invoke(cli, ["results", "--warehouse", path, "--out", str(doc), "--drop-missing"])
+    assert res.exit_code == 0 and "3 episode(s) still carry scores of earlier rules" in doc.read_text()
     out = CliRunner().invoke(cli, ["rescore", "--warehouse", path])
     assert out.exit_code == 0, out.output
     assert "3 of 3 episodes re-scored" in out.output and "TC on 2" in out.output
-    doc = tmp_path / "RESULTS.md"
     res = CliRunner().invoke(cli, ["results", "--warehouse", path, "--out", str(doc), "--drop-missing"])
     assert res.exit_code == 0, res.output
-    assert doc.is_file()
+    text = doc.read_text()
+    assert f"Scores follow scoring rules version {SCORING_VERSION}" in text and "still carry" not in text
 
 
 @pytest.mark.parametrize("variant", ["workbench/all+sop:abc", "user/x@1+sop:abc"])

@@ -91,6 +91,7 @@ def render_results(warehouses, previous: str | None = None) -> str:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Do not edit by hand.",
         "",
     ]
+    parts += scoring_note(whs)
     provenance, old = previous_sections(previous) if previous else ("", {})
     for s in sorted(SECTIONS, key=lambda s: s.order):
         bodies = [(w, b) for w in whs if (b := s.fn(w))]
@@ -107,6 +108,29 @@ def render_results(warehouses, previous: str | None = None) -> str:
                 parts += [f"_From `{Path(w.path).name}`:_", ""]
             parts += [body.strip(), ""]
     return "\n".join(parts)
+
+
+def scoring_note(whs) -> list[str]:
+    """A line saying which scoring rules the episodes behind the numbers were scored under."""
+    from core.benchmarks.base import SCORING_VERSION
+    from core.warehouse.reads import scoring_versions
+
+    counts: dict[int, int] = {}
+    for w in whs:
+        for version, n in scoring_versions(w).items():
+            counts[version] = counts.get(version, 0) + n
+    if not counts:
+        return []
+    older = sum(n for v, n in counts.items() if v < SCORING_VERSION)
+    line = (
+        f"Scores follow scoring rules version {SCORING_VERSION} (TC's predicted tool set holds only calls "
+        "that did not raise; benchmark folders' task options decide their gold tool set)"
+    )
+    if older:
+        line += (
+            f"; {older:,} episode(s) still carry scores of earlier rules: `docschisel rescore` updates them"
+        )
+    return [line + ".", ""]
 
 
 def write_results(warehouses, path: str | Path | None = None, *, keep_missing: bool = True) -> Path:

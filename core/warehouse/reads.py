@@ -368,3 +368,13 @@ def stored_scores(store: Store, benchmark: str, variant: str) -> list[dict[str, 
         }
         for eid, task_id, calls, final, success, tool_correct, score, error_class in eps
     ]
+
+
+def scoring_versions(store: Store) -> dict[int, int]:
+    """How many of the runner's episodes carry scores of each version of the scoring rules
+    (scores without a version are version 1)."""
+    rows = store.rows(
+        "SELECT coalesce(TRY_CAST(json_extract_string(score, '$.scoring') AS INTEGER), 1), count(*) "
+        "FROM episodes WHERE source = 'run' GROUP BY 1"
+    )
+    return {int(v): int(n) for v, n in rows}
