@@ -80,6 +80,7 @@ def test_optimize_log_and_candidate_export_when_the_original_is_kept(tmp_path: P
     assert "passed the acceptance rule" in out.output and "-> accepted" not in out.output
     original = re.search(r"selected the original (\w+)", out.output)
     assert original is not None, out.output
+    assert "selected: QueryStock: original kept" in out.output  # the end of the log names the choice
     candidate = re.search(r"-> candidate (\w+)", out.output).group(1)
     exported = runner.invoke(
         cli, ["export", candidate, "--changed-only", "--format", "openai", "--warehouse", wh]

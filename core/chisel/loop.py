@@ -229,8 +229,13 @@ class Optimizer:
                 **meta,
             },
         )
+        chosen = "; ".join(
+            f"{r.tool}: {'candidate ' + r.selected.doc_id if r.changed else 'original kept'}"
+            for r in result.tools
+        )
         self.log(
             f"{status}: doc set {result.docset_id} ({sum(r.changed for r in result.tools)} of {len(result.tools)} tools changed) in {result.minutes:.1f} min"
+            + (f"; selected: {chosen}" if chosen else "")
         )
         return result
 
