@@ -15,9 +15,10 @@ from typing import Any, Literal
 from core.docs import DocSet, ToolDoc
 from core.warehouse import Warehouse, content_hash
 from core.warehouse.records import now
-from core.warehouse.rows import ApprovalRow
+from core.warehouse.rows import ApprovalRow, DiagnosisVerdictRow
 
 Action = Literal["approve", "reject", "label", "edit"]
+Verdict = Literal["agree", "disagree", "note"]
 IMPLIED_LABEL = {"approve": "approved", "reject": "rejected", "edit": "edited"}
 
 
@@ -54,6 +55,33 @@ def record_review(
         ]
     )
     return approval_id
+
+
+def record_verdict(
+    wh: Warehouse, diagnosis_id: str, run_id: str, tool: str, verdict: Verdict, reviewer: str, note: str = ""
+) -> str:
+    """An analyst's verdict on a diagnosis, as a new row (the diagnosis itself never changes); its id."""
+    if verdict not in ("agree", "disagree", "note"):
+        raise ValueError(f"unknown verdict {verdict!r}")
+    if verdict == "note" and not note.strip():
+        raise ValueError("a note needs text")
+    ts = now()
+    verdict_id = content_hash("verdict", diagnosis_id, verdict, note, reviewer, ts.isoformat())
+    wh.record(
+        [
+            DiagnosisVerdictRow(
+                verdict_id=verdict_id,
+                diagnosis_id=diagnosis_id,
+                run_id=run_id,
+                tool=tool,
+                verdict=verdict,
+                note=note.strip(),
+                reviewer=reviewer.strip() or "analyst",
+                created_at=ts,
+            )
+        ]
+    )
+    return verdict_id
 
 
 def save_edit(wh: Warehouse, before: ToolDoc, after: ToolDoc, reviewer: str, reason: str = "") -> str:

@@ -148,6 +148,7 @@ def heatmap(matrix: pd.DataFrame, x_label: str, y_label: str, color_label: str) 
         text_auto=True,
         aspect="auto",
         color_continuous_scale=["#fff8f0", "#f4a261", "#b4462b"],
+        zmin=0,  # anchored at zero: a pale cell means "never", not "fewest"
         labels={"x": x_label, "y": y_label, "color": color_label},
     )
     fig.update_xaxes(side="bottom", tickangle=0)

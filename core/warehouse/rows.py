@@ -222,6 +222,22 @@ class ApprovalRow(Row):
 
 
 @dataclass(frozen=True, kw_only=True)
+class DiagnosisVerdictRow(Row):
+    """An analyst's agree / disagree / note on one diagnosis (the latest per diagnosis counts)."""
+
+    TABLE: ClassVar[str] = "diagnosis_verdicts"
+    KEEP_DUPLICATES: ClassVar[bool] = True  # a log of verdicts: each one is its own row
+    verdict_id: str
+    diagnosis_id: str
+    run_id: str
+    tool: str
+    verdict: str
+    note: str
+    reviewer: str
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolRow(Row):
     """A benchmark's tool, its home domain and its original doc (what the dashboard groups by)."""
 
@@ -413,6 +429,7 @@ ROW_TYPES: tuple[type[Row], ...] = (
     FieldImpactRow,
     EvaluationRow,
     ApprovalRow,
+    DiagnosisVerdictRow,
     SopRow,
     SopEpochRow,
     SopUsageRow,

@@ -7,6 +7,16 @@ import pandas as pd
 from core.ui.state import cached_query
 from core.warehouse import Warehouse
 
+# The current verdict of each diagnosis: its latest agree / disagree (a note alone keeps the verdict
+# and adds its text).
+LATEST_VERDICT = """
+(SELECT diagnosis_id,
+        arg_max(verdict, created_at) FILTER (WHERE verdict <> 'note') AS verdict,
+        arg_max(note, created_at) FILTER (WHERE note <> '') AS note,
+        arg_max(reviewer, created_at) AS reviewer
+ FROM diagnosis_verdicts GROUP BY diagnosis_id)
+"""
+
 
 @cached_query
 def runs_with_diagnoses(wh: Warehouse) -> pd.DataFrame:
@@ -59,10 +69,12 @@ def diagnoses_of(wh: Warehouse, run_id: str, tool: str, iteration: int | None) -
     return wh.query(
         f"""
         SELECT d.diagnosis_id, d.iteration, d.episode_id, e.task_id, t.query, d.failure_class, d.doc_related,
-               d.fields, d.evidence, d.mismatch, d.engine
+               d.fields, d.evidence, d.mismatch, d.engine, v.verdict, v.note AS verdict_note,
+               v.reviewer AS verdict_by
         FROM diagnoses d
         LEFT JOIN episodes e USING (episode_id)
         LEFT JOIN tasks t ON t.benchmark = e.benchmark AND t.task_id = e.task_id
+        LEFT JOIN {LATEST_VERDICT} v USING (diagnosis_id)
         WHERE d.run_id = ? AND d.tool = ? {cond}
         ORDER BY d.iteration, e.task_id
         """,
@@ -96,4 +108,26 @@ def memories_of(wh: Warehouse, run_id: str, domain: str | None) -> pd.DataFrame:
         f"SELECT domain, kind, tool, iteration, content, created_at FROM memories WHERE run_id = ? {cond} "
         "ORDER BY kind, iteration, created_at",
         [run_id] + ([domain] if domain else []),
+    )
+
+
+@cached_query
+def trace_plans(wh: Warehouse, run_id: str, tool: str) -> pd.DataFrame:
+    """Per-trace plans (scope `trace`) with the diagnosis each came from: diagnosis → planned operations."""
+    return wh.query(
+        "SELECT diagnosis_id, iteration, operations FROM plans "
+        "WHERE run_id = ? AND tool = ? AND scope = 'trace' AND diagnosis_id IS NOT NULL ORDER BY created_at",
+        [run_id, tool],
+    )
+
+
+@cached_query
+def disputed(wh: Warehouse) -> pd.DataFrame:
+    """tool, how many of its diagnoses an analyst disagreed with (latest verdict), their latest note."""
+    return wh.query(
+        f"""
+        SELECT d.tool, count(*) AS disputed, arg_max(v.note, v.diagnosis_id) AS note
+        FROM {LATEST_VERDICT} v JOIN diagnoses d USING (diagnosis_id)
+        WHERE v.verdict = 'disagree' GROUP BY d.tool
+        """
     )

@@ -26,9 +26,10 @@ def review_tools(wh: Warehouse) -> pd.DataFrame:
         f"""
         SELECT v.tool, any_value(t.benchmark) AS benchmark, any_value(t.domain) AS domain,
                count(*) AS versions,
-               count(*) FILTER (WHERE v.origin NOT IN ('original')) AS candidates,
+               count(*) FILTER (WHERE v.origin NOT IN ('original', 'study')) AS candidates,
                count(*) FILTER (WHERE d.decision = 'approve') AS approved,
-               count(*) FILTER (WHERE v.origin <> 'original' AND d.decision IS NULL) AS pending,
+               -- field-study variants are measurements, not proposals: never "to review"
+               count(*) FILTER (WHERE v.origin NOT IN ('original', 'study') AND d.decision IS NULL) AS pending,
                max(v.created_at) AS last_change
         FROM doc_versions v
         LEFT JOIN (SELECT tool, any_value(benchmark) AS benchmark, any_value(domain) AS domain

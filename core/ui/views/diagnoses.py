@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from core.fields import BY_CODE, CODES
-from core.ui import charts, docedit
+from core.ui import actions, charts, docedit
 from core.ui import components as ui
 from core.ui.queries import diagnoses as q
 from core.ui.queries import json_value
-from core.ui.state import current_path
+from core.ui.state import current_path, refresh, reviewer_name, wh
 from core.ui.urlstate import UrlState
 
 URL = UrlState(
@@ -102,28 +102,89 @@ def heatmap(path: str, run_id: str, iteration: int | None) -> None:
     )
 
 
-def trace_heatmap(path: str, run_id: str, tool: str, iteration: int | None) -> None:
-    """Failed traces of one tool (rows) against the fields their diagnoses implicate (columns)."""
+def _set_verdict(diagnosis_id: str, run_id: str, tool: str, verdict: str) -> None:
+    note = st.session_state.get(f"dg_note_{diagnosis_id}", "") or ""
+    if verdict == "note" and not note.strip():
+        st.session_state["dg_flash"] = "Write the note first."
+        return
+    actions.record_verdict(wh(), diagnosis_id, run_id, tool, verdict, reviewer_name(), note)  # type: ignore[arg-type]
+    refresh()
+    st.session_state["dg_flash"] = f"Recorded: {verdict}" + (f" — {note.strip()}" if note.strip() else "")
+
+
+def _plan_lines(value: Any) -> list[str]:
+    ops = _loads(value)
+    if isinstance(ops, dict):
+        ops = ops.get("operations", [ops])
+    out = []
+    for o in ops if isinstance(ops, list) else []:
+        if isinstance(o, dict):
+            op = o.get("op") or o.get("operation") or "?"
+            fld = o.get("field") or ""
+            reason = o.get("reason") or ""
+            out.append(
+                f"**{str(op).capitalize()}** {ui.field_label(fld) if fld in BY_CODE else fld}"
+                + (f" — {reason}" if reason else "")
+            )
+    return out
+
+
+def trace_cards(path: str, run_id: str, tool: str, iteration: int | None, limit: int = 8) -> None:
+    """Each failed trace as a card: implicated fields, the evidence quoted, the operations planned from
+    it, the candidate they produced, and the analyst's verdict (agree / disagree / note)."""
     df = q.diagnoses_of(path, run_id, tool, iteration)
     if df.empty:
         st.caption("No diagnosis for this tool in this selection.")
         return
-    rows = [
-        {"trace": f"{r.task_id or r.episode_id[:8]} · it{r.iteration}", "field": f, "n": 1}
-        for r in df.itertuples()
-        for f in (r.fields if r.fields is not None else [])
-    ]
-    if not rows:
-        st.caption("These diagnoses implicate no documentation field.")
-        return
-    long = pd.DataFrame(rows)
-    matrix = long.pivot_table(index="trace", columns="field", values="n", aggfunc="sum", fill_value=0)
-    matrix = matrix.reindex(columns=[c for c in CODES if c in matrix.columns])
-    st.plotly_chart(
-        charts.heatmap(matrix, "Implicated documentation field", "Failed trace · iteration", "Diagnoses"),
-        key="diag_trace_heatmap",
-        config={"displaylogo": False},
-    )
+    if "dg_flash" in st.session_state:
+        st.toast(st.session_state.pop("dg_flash"), icon=":material/check_circle:")
+    plans = q.trace_plans(path, run_id, tool)
+    planned = {r.diagnosis_id: r.operations for r in plans.itertuples()}
+    cands = q.candidates_of(path, run_id, tool)
+    candidate = {int(r.iteration): r.doc_id for r in cands.itertuples()}
+    for r in df.head(limit).itertuples():
+        with st.container(border=True):
+            verdict = r.verdict if isinstance(r.verdict, str) else None
+            mark = {"agree": ":green-badge[analyst agrees]", "disagree": ":red-badge[analyst disagrees]"}.get(
+                verdict or "", ""
+            )
+            cause = "documentation" if r.doc_related else "not documentation"
+            st.markdown(
+                f"**{r.task_id or r.episode_id[:8]}** · iteration {r.iteration} · `{r.failure_class}` · {cause} {mark}"
+            )
+            if isinstance(r.query, str) and r.query:
+                st.caption(r.query)
+            fields = list(r.fields) if r.fields is not None else []
+            st.markdown(
+                "Implicated fields: "
+                + (", ".join(f"**{ui.field_label(f)}**" for f in fields) if fields else "none")
+            )
+            if isinstance(r.evidence, str) and r.evidence:
+                st.text(f"“{r.evidence}”", width="stretch")  # quoted as recorded, never parsed as Markdown
+            if isinstance(r.mismatch, str) and r.mismatch:
+                st.caption(f"Mismatch: {r.mismatch}")
+            lines = _plan_lines(planned.get(r.diagnosis_id))
+            if lines:
+                st.markdown("Planned: " + " · ".join(lines))
+            doc = candidate.get(int(r.iteration))
+            links = f"[open the trace]({ui.link('traces', episode=r.episode_id)})"
+            if doc:
+                links += f" · [candidate of iteration {r.iteration}: diff & review]({ui.link('review', tool=tool, b=doc)})"
+            st.markdown(links)
+            if isinstance(r.verdict_note, str) and r.verdict_note:
+                st.caption(f"Note by {r.verdict_by}: {r.verdict_note}")
+            c = st.columns([1, 1, 3, 1], vertical_alignment="bottom")
+            key = r.diagnosis_id
+            c[0].button("Agree", key=f"dg_agree_{key}", icon=":material/thumb_up:", width="stretch",
+                        on_click=_set_verdict, args=(key, run_id, tool, "agree"))  # fmt: skip
+            c[1].button("Disagree", key=f"dg_disagree_{key}", icon=":material/thumb_down:", width="stretch",
+                        on_click=_set_verdict, args=(key, run_id, tool, "disagree"))  # fmt: skip
+            c[2].text_input("Note", key=f"dg_note_{key}", placeholder="why (kept with the verdict)",
+                            label_visibility="collapsed")  # fmt: skip
+            c[3].button("Save note", key=f"dg_savenote_{key}", width="stretch",
+                        on_click=_set_verdict, args=(key, run_id, tool, "note"))  # fmt: skip
+    if len(df) > limit:
+        st.caption(f"{len(df) - limit} more failed traces in the table below.")
 
 
 def diagnoses_table(path: str, run_id: str, tool: str, iteration: int | None) -> None:
@@ -296,11 +357,11 @@ def render() -> None:
     iteration = None if it_value == "all" else int(it_value)
 
     st.markdown("##### Implicated fields")
-    across_tools, across_traces = st.tabs(["Across tools", f"Across the failed traces of {tool}"])
+    across_traces, across_tools = st.tabs([f"The failed traces of {tool}", "Across tools"])
+    with across_traces:
+        trace_cards(path, run_id, tool, iteration)
     with across_tools:
         heatmap(path, run_id, iteration)
-    with across_traces:
-        trace_heatmap(path, run_id, tool, iteration)
     st.divider()
     st.markdown(f"##### Failed traces of `{tool}`")
     diagnoses_table(path, run_id, tool, iteration)

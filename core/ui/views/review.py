@@ -15,6 +15,7 @@ import streamlit as st
 from core.docs import diff
 from core.ui import actions, docedit
 from core.ui import components as ui
+from core.ui.queries import diagnoses as dg
 from core.ui.queries import docs as q
 from core.ui.state import current_path, refresh, reviewer_name, wh
 from core.ui.urlstate import UrlState
@@ -56,9 +57,11 @@ def pickers(path: str) -> tuple[str, str | None, pd.DataFrame, str, str] | None:
             "Import data",
         )
         return None
+    disputed = dg.disputed(path).set_index("tool")["disputed"].to_dict()
     labels = {
         r.tool: f"{r.tool} · {int(r.versions)} versions"
         + (f" · {int(r.pending)} to review" if r.pending else "")
+        + (f" · {int(disputed[r.tool])} disputed diagnoses" if disputed.get(r.tool) else "")
         for r in tools.itertuples()
     }
     URL.pull()
@@ -145,6 +148,16 @@ def candidate_panel(path: str, doc_id: str) -> None:
     m[2].metric("Optimization-set TS", ui.pct(r["opt_ts"]), border=True)
     m[3].metric("Accepted", "yes" if r["accepted"] else "no", border=True)
     st.caption(f"Candidate of iteration {int(r['iteration'])} in run *{r['run']}*")
+    st.page_link(
+        ui.PAGE_FILES["diagnoses"],
+        label="The diagnoses and plan behind this candidate",
+        icon=":material/troubleshoot:",
+        query_params={
+            "run": r["run_id"],
+            "tool": q.doc(path, doc_id).tool,
+            "iteration": str(int(r["iteration"])),
+        },
+    )
     regress = tuple(json.loads(r["regressions"] or "[]")) if isinstance(r["regressions"], str) else ()
     if regress:
         st.markdown(
