@@ -112,16 +112,6 @@ def memories_of(wh: Warehouse, run_id: str, domain: str | None) -> pd.DataFrame:
 
 
 @cached_query
-def trace_plans(wh: Warehouse, run_id: str, tool: str) -> pd.DataFrame:
-    """Per-trace plans (scope `trace`) with the diagnosis each came from: diagnosis → planned operations."""
-    return wh.query(
-        "SELECT diagnosis_id, iteration, operations FROM plans "
-        "WHERE run_id = ? AND tool = ? AND scope = 'trace' AND diagnosis_id IS NOT NULL ORDER BY created_at",
-        [run_id, tool],
-    )
-
-
-@cached_query
 def disputed(wh: Warehouse) -> pd.DataFrame:
     """tool, how many of its diagnoses an analyst disagreed with (latest verdict), their latest note."""
     return wh.query(

@@ -138,8 +138,9 @@ def trace_cards(path: str, run_id: str, tool: str, iteration: int | None, limit:
         return
     if "dg_flash" in st.session_state:
         st.toast(st.session_state.pop("dg_flash"), icon=":material/check_circle:")
-    plans = q.trace_plans(path, run_id, tool)
-    planned = {r.diagnosis_id: r.operations for r in plans.itertuples()}
+    plans = q.plans_of(path, run_id, tool)
+    plans = plans[(plans["scope"] == "trace") & plans["diagnosis_id"].notna()]
+    planned = {r.diagnosis_id: r.operations for r in plans.itertuples()}  # diagnosis → its planned operations
     cands = q.candidates_of(path, run_id, tool)
     candidate = {int(r.iteration): r.doc_id for r in cands.itertuples()}
     for r in df.head(limit).itertuples():
