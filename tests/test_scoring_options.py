@@ -276,3 +276,17 @@ def test_bench_check_flags_options_the_gold_cannot_satisfy(tmp_path: Path) -> No
         bench.close()
     assert not report["ok"] and report["self_correct"] == 1
     assert "bad" in str(report["failures"])
+
+
+def test_the_trace_view_marks_an_allowed_read_as_optional_not_missing() -> None:
+    from core.ui.callmatch import match_calls
+
+    gold = [
+        {"tool": "search_notes", "args": {"query": "offsite"}},
+        {"tool": "tag_note", "args": {"note_id": 4}},
+    ]
+    made = [{"tool": "tag_note", "args": {"note_id": 4}}]
+    _, checks = match_calls(made, gold, {"search_notes"})
+    assert [c.status for c in checks] == ["optional", "match"]
+    _, strict = match_calls(made, gold)
+    assert [c.status for c in strict] == ["missing", "match"]

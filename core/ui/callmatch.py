@@ -11,10 +11,11 @@ mismatches an analyst wants to see.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["match", "wrong_args", "error", "unexpected", "missing"]
+Status = Literal["match", "wrong_args", "error", "unexpected", "missing", "optional"]
 
 
 def _norm(value: Any) -> str:
@@ -69,13 +70,15 @@ def arg_diffs(got: dict[str, Any], expected: dict[str, Any]) -> tuple[ArgDiff, .
 
 
 def match_calls(
-    attempted: list[dict[str, Any]], gold: list[dict[str, Any]]
+    attempted: list[dict[str, Any]], gold: list[dict[str, Any]], optional: Collection[str] = ()
 ) -> tuple[list[CallCheck], list[CallCheck]]:
     """Verdicts for each attempted call (in order) and for each gold call (in order).
 
     `attempted` items: {"tool", "args", optional "error"}; `gold` items: {"tool", "args"}.
     Exact matches are paired first, then the remaining calls to a gold tool are
     paired with the remaining gold calls of that tool, closest arguments first.
+    A gold call of an `optional` tool (a look-up the task's scoring allows but
+    does not require) that was never made is `optional`, not `missing`.
     """
     gold = [{"tool": str(g.get("tool")), "args": dict(g.get("args") or {})} for g in gold]
     att = [
@@ -115,7 +118,8 @@ def match_calls(
     for j, g in enumerate(gold):
         c = by_gold.get(j)
         if c is None:
-            gold_checks.append(CallCheck(g["tool"], g["args"], "missing", j))
+            gone: Status = "optional" if g["tool"] in optional else "missing"
+            gold_checks.append(CallCheck(g["tool"], g["args"], gone, j))
         else:
             gold_checks.append(CallCheck(g["tool"], g["args"], c.status, j, c.diffs, c.error))
     return checks, gold_checks

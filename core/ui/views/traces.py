@@ -247,12 +247,13 @@ BADGES = {
     "error": ("error", "red", ":material/error:"),
     "unexpected": ("not in ground truth", "gray", ":material/info:"),
     "missing": ("never called", "red", ":material/block:"),
+    "optional": ("not needed: an allowed look-up", "gray", ":material/info:"),
 }
 
 
 def _badge(check: CallCheck) -> None:
     label, color, icon = BADGES[check.status]
-    if check.gold_index is not None and check.status != "missing":
+    if check.gold_index is not None and check.status not in ("missing", "optional"):
         label += f" · gold #{check.gold_index + 1}"
     st.badge(label, color=color, icon=icon)
 
@@ -368,6 +369,7 @@ def ground_truth(detail: dict[str, Any]) -> None:
     _, gold_checks = match_calls(
         [{"tool": e["tool"], "args": e["args"] or {}, "error": e["error"]} for e in tool_events],
         detail["gold"],
+        detail["score"].get("allowed_tools") or (),
     )
     st.markdown("##### Ground truth")
     if detail["score"].get("ground_truth") is False:  # an imported production trace
