@@ -79,6 +79,9 @@ def test_rescore_from_traces_keeps_history_and_is_idempotent(warehouse) -> None:
     assert _scores(warehouse)["organize-3"] == (True, False)  # and the look-up was required
     events_before = warehouse.scalar("SELECT count(*) FROM events")
 
+    preview = rescore(warehouse, dry_run=True)
+    assert (preview.rescored, preview.tc_changed) == (3, 2)
+    assert _scores(warehouse)["capture-1"] == (False, True)  # a dry run writes nothing
     report = rescore(warehouse)
     assert (report.examined, report.rescored, report.tc_changed, report.success_changed) == (3, 3, 2, 0)
     assert _scores(warehouse) == fresh  # the same verdicts as the runner gives today
@@ -118,6 +121,8 @@ def test_rescore_and_results_commands(warehouse, tmp_path: Path) -> None:
     doc = tmp_path / "RESULTS.md"
     res = CliRunner().invoke(cli, ["results", "--warehouse", path, "--out", str(doc), "--drop-missing"])
     assert res.exit_code == 0 and "3 episode(s) still carry scores of earlier rules" in doc.read_text()
+    dry = CliRunner().invoke(cli, ["rescore", "--warehouse", path, "--dry-run"])
+    assert dry.exit_code == 0 and "dry run: nothing was written" in dry.output
     out = CliRunner().invoke(cli, ["rescore", "--warehouse", path])
     assert out.exit_code == 0, out.output
     assert "3 of 3 episodes re-scored" in out.output and "TC on 2" in out.output

@@ -16,9 +16,12 @@ from core.cli.common import data_dir_option, open_warehouse, warehouse_option
     help="Only episodes of this stored benchmark name or key (repeatable; default: every benchmark).",
 )
 @click.option("--force", is_flag=True, help="Also re-score episodes already scored under the current rules.")
+@click.option("--dry-run", is_flag=True, help="Score and count what would change, but write nothing.")
 @warehouse_option
 @data_dir_option
-def command(benchmarks: tuple[str, ...], force: bool, warehouse: str | None, data_dir: str | None) -> None:
+def command(
+    benchmarks: tuple[str, ...], force: bool, dry_run: bool, warehouse: str | None, data_dir: str | None
+) -> None:
     """Re-score stored episodes from their traces (no agent runs again).
 
     Each episode's stored calls and answer are scored by its benchmark under the
@@ -32,6 +35,14 @@ def command(benchmarks: tuple[str, ...], force: bool, warehouse: str | None, dat
     from core.runner.rescore import default_resolver, rescore
 
     wh = open_warehouse(warehouse, llm=False)
-    report = rescore(wh, benchmarks=set(benchmarks) or None, resolver=default_resolver(data_dir), force=force)
+    report = rescore(
+        wh,
+        benchmarks=set(benchmarks) or None,
+        resolver=default_resolver(data_dir),
+        force=force,
+        dry_run=dry_run,
+    )
     for line in report.lines():
         click.echo(line)
+    if dry_run:
+        click.echo("dry run: nothing was written")

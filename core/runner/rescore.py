@@ -98,9 +98,13 @@ def rescore(
     benchmarks: set[str] | None = None,
     resolver: Resolver | None = None,
     force: bool = False,
+    dry_run: bool = False,
     echo: Callable[[str], None] = lambda _line: None,
 ) -> RescoreReport:
-    """Re-score every stored episode (of `benchmarks`, when given) under the current scoring rules."""
+    """Re-score every stored episode (of `benchmarks`, when given) under the current scoring rules.
+
+    With `dry_run`, everything is computed and counted but nothing is written.
+    """
     resolve = resolver or default_resolver()
     report = RescoreReport()
     infos = benchmark_infos(wh)
@@ -124,7 +128,7 @@ def rescore(
             echo(f"{name} [{variant}]: skipped, {reason}")
             continue
         try:
-            _rescore_group(wh, bench, name, variant, group, report, force)
+            _rescore_group(wh, bench, name, variant, group, report, force, dry_run)
         finally:
             close = getattr(bench, "close", None)
             if callable(close):
@@ -141,6 +145,7 @@ def _rescore_group(
     group: dict[str, Any],
     report: RescoreReport,
     force: bool,
+    dry_run: bool,
 ) -> None:
     tasks = {t.task_id: t for t in bench.tasks()}
     pending: list[dict[str, Any]] = []
@@ -174,8 +179,8 @@ def _rescore_group(
         group["success_changed"] += bool(score.success) != bool(ep["success"])
         group["tc_changed"] += bool(score.tool_correct) != bool(ep["tool_correct"])
         if len(pending) >= BATCH:
-            _flush(wh, pending, group)
-    _flush(wh, pending, group)
+            _flush(wh, pending, group, dry_run)
+    _flush(wh, pending, group, dry_run)
     report.rescored += group["rescored"]
     report.success_changed += group["success_changed"]
     report.tc_changed += group["tc_changed"]
@@ -192,7 +197,7 @@ def _skip_reason(ep: Mapping[str, Any], tasks: Mapping[str, Any], force: bool) -
     return None
 
 
-def _flush(wh: Warehouse, pending: list[dict[str, Any]], group: dict[str, Any]) -> None:
+def _flush(wh: Warehouse, pending: list[dict[str, Any]], group: dict[str, Any], dry_run: bool) -> None:
     if pending:
-        group["rescored"] += wh.record_rescores(pending)
+        group["rescored"] += len(pending) if dry_run else wh.record_rescores(pending)
         pending.clear()
