@@ -113,6 +113,8 @@ def parameter_schemas(draw) -> dict[str, Any]:
         s["required"] = draw(st.permutations(required)) if draw(st.booleans()) else required
     if draw(st.booleans()):
         s["additionalProperties"] = False
+    if draw(st.booleans()):
+        s["description"] = draw(words)  # BFCL writes one at the top of some parameter schemas
     return s
 
 
@@ -137,12 +139,22 @@ def test_openai_schemas_render_back_exactly(fn: dict[str, Any]) -> None:
     assert parse_text(render_text(doc), tool=doc.tool) == doc
 
 
+# an MCP outputSchema: its properties are return entries, which have no default of their own
+output_schemas = st.none() | object_schema(
+    schemas.map(lambda s: {k: v for k, v in s.items() if k != "default"})
+)
+
+
 @SETTINGS
-@given(functions())
-def test_mcp_schemas_render_back_exactly(fn: dict[str, Any]) -> None:
+@given(functions(), output_schemas)
+def test_mcp_schemas_render_back_exactly(fn: dict[str, Any], output: dict[str, Any] | None) -> None:
     source = {k: v for k, v in fn.items() if k != "parameters"} | {"inputSchema": fn["parameters"]}
+    if output is not None:
+        source["outputSchema"] = output
+        assert parse_text(render_text(parse_mcp(source)), tool=fn["name"]) == parse_mcp(source)
     doc = parse_mcp(json.loads(json.dumps(source)))
     assert canon(render_mcp(doc)) == canon(source)
+    assert parse_mcp(render_mcp(doc)) == doc
     # the same doc also renders to the other format with the same parameter schema
     assert canon(render_openai(doc)["function"]["parameters"]) == canon(fn["parameters"])
 
@@ -281,3 +293,27 @@ def test_python_literal_annotations_render_as_enums() -> None:
     props = render_openai(parse_callable(pick))["function"]["parameters"]["properties"]
     assert props["items"] == {"type": "array", "items": {"enum": ["a", "b"]}}
     assert props["mode"] == {"enum": ["x", "y"], "default": "x"}
+
+
+def test_an_mcp_output_schema_follows_the_returns() -> None:
+    source = {
+        "name": "add_note",
+        "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        "outputSchema": {
+            "type": "object",
+            "title": "add_noteOutput",
+            "properties": {"result": {"type": "integer", "title": "Result"}},
+            "required": ["result"],
+        },
+    }
+    doc = parse_mcp(source)
+    assert canon(render_mcp(doc)) == canon(source)
+    assert "Returns" not in (render_mcp(doc).get("description") or "")
+    assert 'Return schema: {"title": "add_noteOutput", "required": ["result"]}' in render_text(doc)
+    bare = doc.remove("RPN").remove("RPT")
+    assert bare.returns == () and bare.output_schema is None and "outputSchema" not in render_mcp(bare)
+    assert parse_text(render_text(bare), tool=bare.tool) == bare
+    described = doc.add("RPD", ["The new note's id."])
+    assert (
+        render_mcp(described)["outputSchema"]["properties"]["result"]["description"] == "The new note's id."
+    )

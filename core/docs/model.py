@@ -163,11 +163,13 @@ class ToolDoc(_Entry):
     `schema_extra` keeps the top-level keywords of the source's parameter schema
     that the parameters do not hold (`additionalProperties`, `$defs`, a `type`
     other than "object", `"required": []` of a tool without parameters); a
-    keyword mapped to None was absent from the source. It is not a field and
-    no operation changes it.
+    keyword mapped to None was absent from the source. `output_schema` keeps the
+    keywords of an MCP `outputSchema` around its properties (which are the
+    return entries), so an MCP export writes the returns back there. Neither is
+    a field, and no operation changes them.
     """
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("schema_extra",)
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("schema_extra", "output_schema")
 
     tool: str = Field(description="dispatch key of the tool in its benchmark; not a documentation field")
     name: str | None = None
@@ -181,6 +183,7 @@ class ToolDoc(_Entry):
     guidance: str | None = None
     constraints: str | None = None
     schema_extra: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ identity
     def canonical_json(self) -> str:
@@ -260,8 +263,13 @@ class ToolDoc(_Entry):
                 update={"parameters": tuple(p.with_field(f.code, _MISSING) for p in self.parameters)}
             )
         if f.scope is Scope.RETURN:
-            kept = tuple(r.with_field(f.code, _MISSING) for r in self.returns)
-            return self.model_copy(update={"returns": tuple(r for r in kept if not r.is_empty())})
+            kept = tuple(
+                r for r in (r.with_field(f.code, _MISSING) for r in self.returns) if not r.is_empty()
+            )
+            # an output schema without returns would say nothing: it goes with the last of them
+            return self.model_copy(
+                update={"returns": kept, "output_schema": self.output_schema if kept else None}
+            )
         attr = TOOL_ATTR[f.code]
         return self.model_copy(update={attr: () if attr == "examples" else None})
 

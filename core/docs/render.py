@@ -35,7 +35,7 @@ from core.docs.parsers.sections import (
     shows,
     value_lines,
 )
-from core.docs.schemas import delta, fragment, schema_text
+from core.docs.schemas import OBJECT, delta, fragment, schema_text
 from core.docs.types import schema_to_type
 
 __all__ = [
@@ -80,9 +80,11 @@ def _return_block(r: Return) -> list[str]:
     return lines
 
 
-def _tail_sections(doc: ToolDoc) -> list[str]:
-    """Returns, CI, UE, RT, UG, IC: the fields after the parameters, in taxonomy order."""
-    lines = list_section(LABELS["RETURNS"], (_return_block(r) for r in doc.returns))
+def _tail_sections(doc: ToolDoc, returns: bool = True) -> list[str]:
+    """Returns (unless a schema holds them), CI, UE, RT, UG, IC: the fields after the parameters."""
+    lines = list_section(LABELS["RETURNS"], (_return_block(r) for r in doc.returns)) if returns else []
+    if returns and doc.returns and doc.output_schema is not None:
+        lines += value_lines(LABELS["OUTPUT"], schema_text(delta(OBJECT, doc.output_schema)))
     if shows(doc.code):
         lines += value_lines(LABELS["CI"], doc.code)
     lines += list_section(LABELS["UE"], (e.split("\n") for e in doc.examples if shows(e)))
@@ -177,8 +179,13 @@ def _fd_is_raw(doc: ToolDoc) -> bool:
     )
 
 
-def schema_description(doc: ToolDoc, residual: list[list[str]], show_name: bool) -> str | None:
-    """FD as plain text, then labelled sections for the fields with no native slot."""
+def schema_description(
+    doc: ToolDoc, residual: list[list[str]], show_name: bool, *, returns: bool = True
+) -> str | None:
+    """FD as plain text, then labelled sections for the fields with no native slot.
+
+    `returns=False` leaves the returns out, for a definition that holds them natively.
+    """
     lines: list[str] = []
     if show_name:
         lines += value_lines(LABELS["TN"], doc.name or "")
@@ -188,7 +195,7 @@ def schema_description(doc: ToolDoc, residual: list[list[str]], show_name: bool)
     if shows(doc.domain):
         lines += value_lines(LABELS["TD"], doc.domain)
     lines += list_section(LABELS["PARAMS"], residual)
-    lines += _tail_sections(doc)
+    lines += _tail_sections(doc, returns)
     sections = "\n".join(lines)
     if raw:
         return doc.description + ("\n\n" + sections if sections else "")
@@ -219,12 +226,39 @@ def render_openai(doc: ToolDoc, alias: str | None = None) -> dict[str, Any]:
 
 
 def render_mcp(doc: ToolDoc, alias: str | None = None) -> dict[str, Any]:
-    """An MCP tool definition: `{name, description, inputSchema}`."""
+    """An MCP tool definition: `{name, description, inputSchema}`, and `outputSchema` when the doc came with one."""
     name, show_name = _exposed_name(doc, alias, encode=False)
     schema, residual = input_schema(doc)
+    output = output_schema(doc)
     tool: dict[str, Any] = {"name": name}
-    description = schema_description(doc, residual, show_name)
+    description = schema_description(doc, residual, show_name, returns=output is None)
     if description is not None:
         tool["description"] = description
     tool["inputSchema"] = schema
+    if output is not None:
+        tool["outputSchema"] = output
     return tool
+
+
+def output_schema(doc: ToolDoc) -> dict[str, Any] | None:
+    """The MCP `outputSchema` of a doc read from one, with its return entries as properties.
+
+    None (the returns then go into the description) for other docs, and when
+    an entry cannot be a property exactly: no name, a repeated name, or a type
+    text its schema does not reproduce. A `required` name whose entry an
+    operation removed is dropped from the list.
+    """
+    if doc.output_schema is None or not doc.returns:
+        return None
+    props: dict[str, Any] = {}
+    for r in doc.returns:
+        keywords = fragment(r.type, r.type_schema)
+        if not r.name or r.name in props or (r.type not in (None, "") and schema_to_type(keywords) != r.type):
+            return None
+        if r.description is not None:
+            keywords["description"] = r.description
+        props[r.name] = keywords
+    out = {**doc.output_schema, "properties": props}
+    if isinstance(out.get("required"), list):
+        out["required"] = [n for n in out["required"] if n in props]
+    return out

@@ -44,6 +44,8 @@ TYPE_KEYWORDS = frozenset(
         "$ref",
     }
 )
+# The type text of an object: what the text format shows a top-level schema against.
+OBJECT = "dict"
 # Keywords that are documentation fields of their own (IPD/RPD, DPV), never part of `type_schema`.
 FIELD_KEYWORDS = frozenset({"description", "default"})
 

@@ -21,7 +21,7 @@ from core.docs.parsers.sections import (
     is_heading,
     parse_block,
 )
-from core.docs.schemas import FIELD_KEYWORDS, undelta
+from core.docs.schemas import FIELD_KEYWORDS, OBJECT, undelta
 
 _PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY}
 _RETURN_KEY_SET = frozenset(RETURN_KEYS.values()) | {SCHEMA_KEY}
@@ -56,7 +56,7 @@ def parse_param_item(item: tuple[int, tuple[str, ...]], where: Where) -> Param:
     if "type" in fields:
         data["type"] = fields["type"][0]
     if SCHEMA_KEY in fields:
-        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where))
+        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where, entry=True))
     if "default" in fields:
         text, line = fields["default"]
         try:
@@ -74,12 +74,15 @@ def parse_return_item(item: tuple[int, tuple[str, ...]], where: Where) -> Return
     fields = item_fields(item, _RETURN_KEY_SET, where)
     data: dict[str, Any] = {k: v[0] for k, v in fields.items() if k != SCHEMA_KEY}
     if SCHEMA_KEY in fields:
-        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where))
+        data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where, entry=True))
     return Return(**data)
 
 
-def _schema_value(field: tuple[str, int], where: Where) -> dict[str, Any]:
-    """The JSON object of a `schema:` line; anything else is an error naming its line."""
+def _schema_value(field: tuple[str, int], where: Where, *, entry: bool = False) -> dict[str, Any]:
+    """The JSON object of a schema line; anything else is an error naming its line.
+
+    An entry's schema (`entry`) cannot hold its description or default: those are fields.
+    """
     text, line = field
     try:
         value = json.loads(text)
@@ -87,7 +90,7 @@ def _schema_value(field: tuple[str, int], where: Where) -> dict[str, Any]:
         raise where.at_line(line).error(f"schema is not JSON: {text[:60]!r} ({exc.msg})") from exc
     if not isinstance(value, dict):
         raise where.at_line(line).error(f"schema must be a JSON object, got {text[:60]!r}")
-    own = sorted(FIELD_KEYWORDS & set(value))
+    own = sorted(FIELD_KEYWORDS & set(value)) if entry else []
     if own:
         raise where.at_line(line).error(f"schema must not hold {own}: they are fields of their own")
     return value
@@ -119,6 +122,9 @@ def tool_sections(sections: list[Section], where: Where) -> dict[str, Any]:
     if LABELS["SCHEMA"] in by_label:
         section = by_label[LABELS["SCHEMA"]]
         data["schema_extra"] = _schema_value((section.text or "", section.line), where)
+    if LABELS["OUTPUT"] in by_label:
+        section = by_label[LABELS["OUTPUT"]]
+        data["output_schema"] = undelta(OBJECT, _schema_value((section.text or "", section.line), where))
     return data
 
 

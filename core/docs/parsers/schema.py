@@ -214,8 +214,9 @@ def parse_mcp(
 ) -> ToolDoc:
     """An MCP tool definition: name, description, inputSchema, optional outputSchema/annotations.
 
-    outputSchema properties become return entries; behaviour annotations
-    (read-only, destructive, idempotent, open-world hints) become usage guidance.
+    outputSchema properties become return entries (and the keywords around them
+    `ToolDoc.output_schema`); behaviour annotations (read-only, destructive,
+    idempotent, open-world hints) become usage guidance.
     """
     where = where or Where()
     where.check(obj, dict)
@@ -237,6 +238,8 @@ def parse_mcp(
         data["returns"] = tuple(output_returns(out_schema, where.key("outputSchema"))) + tuple(
             data.get("returns", ())
         )
+        if out_schema.get("properties"):
+            data["output_schema"] = {k: v for k, v in out_schema.items() if k != "properties"}
     annotations = where.optional(obj, "annotations", dict)
     hints = _hints(annotations) if annotations else None
     if hints:

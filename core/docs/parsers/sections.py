@@ -18,7 +18,8 @@ from core.docs.parsers.errors import Where
 
 # Tool-level headings in render order (taxonomy order). "Tool id" stands in for
 # an absent Tool Name: it is the alias the agent calls, not documentation.
-# "Parameter schema" carries `ToolDoc.schema_extra` in text (schemas hold it natively).
+# "Parameter schema" carries `ToolDoc.schema_extra` in text (schemas hold it natively);
+# "Return schema" carries `ToolDoc.output_schema` wherever the returns are text.
 LABELS: dict[str, str] = {
     "TN": "Tool name",
     "ALIAS": "Tool id",
@@ -27,6 +28,7 @@ LABELS: dict[str, str] = {
     "PARAMS": "Parameters",
     "SCHEMA": "Parameter schema",
     "RETURNS": "Returns",
+    "OUTPUT": "Return schema",
     "CI": "Code",
     "UE": "Examples",
     "RT": "Response template",
