@@ -290,3 +290,39 @@ def test_the_trace_view_marks_an_allowed_read_as_optional_not_missing() -> None:
     assert [c.status for c in checks] == ["optional", "match"]
     _, strict = match_calls(made, gold)
     assert [c.status for c in strict] == ["missing", "match"]
+
+
+def test_mcp_tasks_take_the_same_scoring_options(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from core.benchmarks.registry import get_benchmark
+    from tests.mcphelp import notes_command
+
+    lines = [
+        {"id": "add", "domain": "capture", "query": "Add a note 'Call Bob' about the offsite to work.",
+         "gold": ["add_note(title='Call Bob', body='about the offsite', folder='work')"],
+         "scoring": {"mode": "calls", "allowed_reads": ["search_notes"], "ignore_args": {"add_note": ["body"]}}},
+    ]  # fmt: skip
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("\n".join(json.dumps(t) for t in lines) + "\n", encoding="utf-8")
+    bench = get_benchmark(notes_command(), tasks=str(tasks))
+    try:
+        task = bench.task("add")
+        calls = [
+            Call("search_notes", {"query": "Bob"}),
+            Call("add_note", {"title": "Call Bob", "body": "re: offsite", "folder": "work"}),
+        ]
+        score = bench.score(task, calls, None)
+        assert score.success and score.tool_correct, score.details
+        assert score.details["allowed_tools"] == ["search_notes"] and not bench.read_only("add_note")
+        raised = bench.score(
+            task, [Call("add_note", {"title": "x", "body": "y", "folder": "nope"}, "ToolError")], None
+        )
+        assert not raised.tool_correct
+    finally:
+        bench.close()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**lines[0], "scoring": {"allowed_reads": ["nope"]}}) + "\n", encoding="utf-8")
+    with pytest.raises(
+        BenchmarkFolderError, match="bad.jsonl:1: scoring: \"allowed_reads\": unknown tool 'nope'"
+    ):
+        get_benchmark(notes_command(), tasks=str(bad))

@@ -33,6 +33,7 @@ from typing import Any
 
 from core.benchmarks.base import Call, Score, Task, ToolError, invoked
 from core.benchmarks.mcp.manifest import McpManifest
+from core.benchmarks.userfolder.scoring import ScoringOptions, comparable, reads_mode, tool_sets
 from core.docs import DocSet, ToolDoc
 from core.mcp.session import McpFailure, McpSession, ServerSpec
 
@@ -282,9 +283,16 @@ class McpBenchmark:
             self._shared_session = None
 
     def mode_for(self, task: Task) -> str:
-        if self.manifest.scoring != "auto":
-            return self.manifest.scoring
+        chosen = ScoringOptions.from_meta(task.meta).mode or self.manifest.scoring
+        if chosen != "auto":
+            return chosen
         return "state" if task.meta.get("check") else "calls"
+
+    def read_only(self, tool: str) -> bool:
+        """Whether the server annotates the tool as read-only (`readOnlyHint`): its gold calls are reads."""
+        spec = self.tools.get(tool)
+        annotations = (spec.definition.get("annotations") or {}) if spec is not None else {}
+        return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
 
     def replay(self, calls: Sequence[Call], *, held: bool = False) -> McpSandbox:
         """A fresh episode (all tools offered) after running `calls`; failures are kept on the sandbox."""
@@ -335,13 +343,16 @@ class McpBenchmark:
 
     def _score(self, task: Task, calls: Sequence[Call], box: McpSandbox) -> Score:
         mode = self.mode_for(task)
+        opts = ScoringOptions.from_meta(task.meta)
+        # gold calls of tools the server annotates read-only are reads (core.benchmarks.userfolder.scoring)
+        sets = tool_sets(task.gold, [not self.read_only(c.tool) for c in task.gold], opts, mode)
         done = invoked(calls)  # a call that raised is no successful invocation (TC, matching)
-        tool_correct = {c.tool for c in done} == set(task.tools)
-        missing = [
-            g for g in {c.key(): c for c in task.gold}.values() if not any(self._same(g, c) for c in done)
-        ]
+        tool_correct = sets.predicted(calls) == sets.required
+        missing = [g for g in sets.required_calls if not any(self._same(g, c, opts) for c in done)]
         details: dict[str, Any] = {"mode": mode, "missing_gold_calls": [c.render() for c in missing]}
-        details["n_calls"] = len(calls)
+        details.update(reads=reads_mode(opts, mode), gold_tools=sorted(sets.required), n_calls=len(calls))
+        if sets.allowed:
+            details["allowed_tools"] = sorted(sets.allowed)
         if box.tool_errors:
             details["tool_errors"] = list(box.tool_errors)
         failure = box.failure
@@ -361,18 +372,22 @@ class McpBenchmark:
             details.update(error_class=failure.error_class, error=str(failure))
             return Score(False, tool_correct, details)
         if mode == "state":
-            success = bool(state_ok) if check else not missing
+            looked_up = set(opts.required_reads) <= {c.tool for c in done}
+            success = (bool(state_ok) if check else not missing) and looked_up
         else:
             success = tool_correct and not missing and state_ok is not False
         return Score(success, tool_correct, details)
 
-    def _same(self, gold: Call, call: Call) -> bool:
+    def _same(self, gold: Call, call: Call, opts: ScoringOptions) -> bool:
         if gold.tool != call.tool:
             return False
         spec = self.tools.get(gold.tool)
-        if spec is None:
-            return dict(gold.args) == dict(call.args)
-        return spec.normalise(gold.args) == spec.normalise(call.args)
+        want, got = (
+            (dict(gold.args), dict(call.args))
+            if spec is None
+            else (spec.normalise(gold.args), spec.normalise(call.args))
+        )
+        return comparable(gold.tool, want, opts) == comparable(gold.tool, got, opts)
 
 
 def same_answer(answer: str | None, expected: Any) -> bool:

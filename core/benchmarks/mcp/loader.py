@@ -22,6 +22,7 @@ from core.benchmarks.mcp.benchmark import McpBenchmark, McpTool, tool_from_defin
 from core.benchmarks.mcp.manifest import MANIFEST, McpManifest, read_manifest
 from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem, Problems
 from core.benchmarks.userfolder.manifest import Manifest
+from core.benchmarks.userfolder.scoring import with_scoring_options
 from core.benchmarks.userfolder.taskfile import TASKS_FILE, read_tasks
 from core.benchmarks.userfolder.toolkit import Toolkit, ToolSpec
 from core.docs import DocParseError, parse_mcp
@@ -78,7 +79,9 @@ def load_mcp_benchmark(server: str | None, tasks: str | os.PathLike[str]) -> Mcp
     shim = Manifest(
         name=manifest.name, domains=manifest.domains, domain_tools=manifest.domain_tools, offer=manifest.offer
     )
-    task_list = read_tasks(folder, toolkit, shim, problems, rel=rel, extra_keys=("check",))
+    task_list = read_tasks(folder, toolkit, shim, problems, rel=rel, extra_keys=("check", "scoring"))
+    params = {t.name: t.params for t in tools}
+    task_list = [with_scoring_options(t, params, {}, problems, rel) for t in task_list]
     problems.raise_if_any()
     by_name = {t.name: t for t in tools}
     for task in task_list:

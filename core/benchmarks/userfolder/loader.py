@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from core.benchmarks.base import Task
 from core.benchmarks.userfolder.benchmark import UserBenchmark
 from core.benchmarks.userfolder.errors import BenchmarkFolderError, Problem, Problems
 from core.benchmarks.userfolder.manifest import MANIFEST, read_manifest
-from core.benchmarks.userfolder.scoring import parse_options
+from core.benchmarks.userfolder.scoring import parse_options, with_scoring_options
 from core.benchmarks.userfolder.state import STATE_DIR, read_state
 from core.benchmarks.userfolder.taskfile import TASKS_FILE, read_tasks
 from core.benchmarks.userfolder.toolkit import TOOLS_DIR, TOOLS_MODULE, Toolkit, load_toolkit
@@ -100,22 +97,6 @@ def _load(folder: Path, verify: bool, limits: Limits | None, holder: list[Toolki
                 )
         problems.raise_if_any()
     return bench
-
-
-def with_scoring_options(
-    task: Task, params: dict[str, tuple[str, ...]], defaults: dict[str, Any], problems: Problems
-) -> Task:
-    """The task with its scoring options (the manifest's `task_scoring`, overridden key by key by the
-    task's own `scoring`) validated and kept, normalised, in `meta["scoring"]`."""
-    own = task.meta.get("scoring", {})
-    if not own and not defaults:
-        return task
-    line = task.meta.get("line")
-    merged = {**defaults, **own} if isinstance(own, dict) else own
-    opts = parse_options(merged, params, lambda m: problems.add(TASKS_FILE, m, line))
-    if opts is None:
-        return task
-    return replace(task, meta={**task.meta, "scoring": opts.to_json()})
 
 
 def outside_links(folder: Path, problems: Problems) -> None:

@@ -27,11 +27,12 @@ allowed reads that are not required. TC stays "predicted set equals gold set".
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core.benchmarks.base import Call
+from core.benchmarks.base import Call, Task
 from core.benchmarks.credit import loose_value
+from core.benchmarks.userfolder.errors import Problems
 
 OPTION_KEYS = ("mode", "reads", "allowed_reads", "required_reads", "ignore_args", "loose_args")
 MODES = ("auto", "state", "calls")
@@ -147,6 +148,26 @@ def _arg_map(
                 )
         out[tool] = tuple(args)
     return out
+
+
+def with_scoring_options(
+    task: Task,
+    params: dict[str, tuple[str, ...]],
+    defaults: dict[str, Any],
+    problems: Problems,
+    rel: str = "tasks.jsonl",
+) -> Task:
+    """The task with its scoring options (the manifest's `task_scoring`, overridden key by key by the
+    task's own `scoring`) validated and kept, normalised, in `meta["scoring"]`."""
+    own = task.meta.get("scoring", {})
+    if not own and not defaults:
+        return task
+    line = task.meta.get("line")
+    merged = {**defaults, **own} if isinstance(own, dict) else own
+    opts = parse_options(merged, params, lambda m: problems.add(rel, m, line))
+    if opts is None:
+        return task
+    return replace(task, meta={**task.meta, "scoring": opts.to_json()})
 
 
 # ---------------------------------------------------------------------------- the rules
