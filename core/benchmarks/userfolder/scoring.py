@@ -1,4 +1,4 @@
-"""Per-task scoring options of a benchmark folder (the `scoring` key of a tasks.jsonl line).
+"""Per-task scoring options (the `scoring` key of a tasks.jsonl line, for benchmark folders and MCP tasks).
 
 Why: one fixed rule cannot judge every task fairly. A task whose gold calls
 look an order up before cancelling it should not fail an agent that cancels the
@@ -8,7 +8,8 @@ to check. The options say, per task, what the task's author means:
 
 - `mode`: `auto`, `state` or `calls` (overrides the manifest's `scoring`);
 - `reads`: `required` or `allowed` — whether the gold's read calls (gold calls
-  that leave the state unchanged in the gold replay) must be made. Default:
+  that leave the state unchanged in the gold replay; for an MCP server, calls
+  of tools it annotates `readOnlyHint`) must be made. Default:
   `allowed` in end-state mode (only the outcome counts), `required` in
   call-matching mode (the look-ups are the task);
 - `allowed_reads`: further tools the agent may call to look things up;
