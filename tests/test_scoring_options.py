@@ -326,3 +326,28 @@ def test_mcp_tasks_take_the_same_scoring_options(tmp_path: Path) -> None:
         BenchmarkFolderError, match="bad.jsonl:1: scoring: \"allowed_reads\": unknown tool 'nope'"
     ):
         get_benchmark(notes_command(), tasks=str(bad))
+
+
+def test_end_state_mode_judges_writes_by_their_outcome(tmp_path: Path) -> None:
+    """The same end state reached through another write succeeds (TC still says the tool differed)."""
+    folder = tmp_path / "kv"
+    folder.mkdir()
+    (folder / "tools.py").write_text(
+        "def set_value(key: str, value: str, *, state: dict) -> str:\n"
+        '    """Set one key."""\n'
+        "    state[key] = value\n"
+        "    return 'ok'\n\n\n"
+        "def set_many(pairs: dict, *, state: dict) -> str:\n"
+        '    """Set several keys."""\n'
+        "    state.update(pairs)\n"
+        "    return 'ok'\n",
+        encoding="utf-8",
+    )
+    task = {"id": "t", "query": "Set colour to blue.", "gold": ["set_value(key='colour', value='blue')"]}
+    (folder / "tasks.jsonl").write_text(json.dumps(task) + "\n", encoding="utf-8")
+    bench = load_user_benchmark(folder)
+    try:
+        other = bench.score(bench.task("t"), [Call("set_many", {"pairs": {"colour": "blue"}})], None)
+    finally:
+        bench.close()
+    assert other.success and not other.tool_correct and other.details["mode"] == "state"

@@ -33,7 +33,7 @@ from typing import Any
 
 from core.benchmarks.base import Call, Score, Task, ToolError, invoked
 from core.benchmarks.mcp.manifest import McpManifest
-from core.benchmarks.userfolder.scoring import ScoringOptions, comparable, reads_mode, tool_sets
+from core.benchmarks.userfolder import scoring as rules
 from core.docs import DocSet, ToolDoc
 from core.mcp.session import McpFailure, McpSession, ServerSpec
 
@@ -283,7 +283,7 @@ class McpBenchmark:
             self._shared_session = None
 
     def mode_for(self, task: Task) -> str:
-        chosen = ScoringOptions.from_meta(task.meta).mode or self.manifest.scoring
+        chosen = rules.ScoringOptions.from_meta(task.meta).mode or self.manifest.scoring
         if chosen != "auto":
             return chosen
         return "state" if task.meta.get("check") else "calls"
@@ -343,14 +343,17 @@ class McpBenchmark:
 
     def _score(self, task: Task, calls: Sequence[Call], box: McpSandbox) -> Score:
         mode = self.mode_for(task)
-        opts = ScoringOptions.from_meta(task.meta)
+        opts = rules.ScoringOptions.from_meta(task.meta)
         # gold calls of tools the server annotates read-only are reads (core.benchmarks.userfolder.scoring)
-        sets = tool_sets(task.gold, [not self.read_only(c.tool) for c in task.gold], opts, mode)
+        writes = [not self.read_only(c.tool) for c in task.gold]
+        sets = rules.tool_sets(task.gold, writes, opts, mode)
         done = invoked(calls)  # a call that raised is no successful invocation (TC, matching)
         tool_correct = sets.predicted(calls) == sets.required
         missing = [g for g in sets.required_calls if not any(self._same(g, c, opts) for c in done)]
         details: dict[str, Any] = {"mode": mode, "missing_gold_calls": [c.render() for c in missing]}
-        details.update(reads=reads_mode(opts, mode), gold_tools=sorted(sets.required), n_calls=len(calls))
+        details.update(
+            reads=rules.reads_mode(opts, mode), gold_tools=sorted(sets.required), n_calls=len(calls)
+        )
         if sets.allowed:
             details["allowed_tools"] = sorted(sets.allowed)
         if box.tool_errors:
@@ -371,14 +374,18 @@ class McpBenchmark:
         if failure is not None:
             details.update(error_class=failure.error_class, error=str(failure))
             return Score(False, tool_correct, details)
-        if mode == "state":
-            looked_up = set(opts.required_reads) <= {c.tool for c in done}
-            success = (bool(state_ok) if check else not missing) and looked_up
+        if mode == "state":  # with a check, the outcome plus the look-ups the task insists on
+            outcome = (
+                bool(state_ok) and not rules.missing_reads(task.gold, writes, missing)
+                if check
+                else not missing
+            )
+            success = outcome and rules.looked_up(opts, done)
         else:
             success = tool_correct and not missing and state_ok is not False
         return Score(success, tool_correct, details)
 
-    def _same(self, gold: Call, call: Call, opts: ScoringOptions) -> bool:
+    def _same(self, gold: Call, call: Call, opts: rules.ScoringOptions) -> bool:
         if gold.tool != call.tool:
             return False
         spec = self.tools.get(gold.tool)
@@ -387,7 +394,7 @@ class McpBenchmark:
             if spec is None
             else (spec.normalise(gold.args), spec.normalise(call.args))
         )
-        return comparable(gold.tool, want, opts) == comparable(gold.tool, got, opts)
+        return rules.comparable(gold.tool, want, opts) == rules.comparable(gold.tool, got, opts)
 
 
 def same_answer(answer: str | None, expected: Any) -> bool:

@@ -32,7 +32,14 @@ from typing import Any
 
 from core.benchmarks.base import Call, Sandbox, SandboxUnavailable, Score, Task, ToolError
 from core.benchmarks.userfolder.manifest import Manifest
-from core.benchmarks.userfolder.scoring import ScoringOptions, comparable, reads_mode, tool_sets
+from core.benchmarks.userfolder.scoring import (
+    ScoringOptions,
+    comparable,
+    looked_up,
+    missing_reads,
+    reads_mode,
+    tool_sets,
+)
 from core.benchmarks.userfolder.state import fresh_state
 from core.benchmarks.userfolder.toolkit import Toolkit, ToolSpec
 from core.docs import DocSet
@@ -272,14 +279,15 @@ class UserBenchmark:
             ]
         mode = self.mode_for(task)
         opts = ScoringOptions.from_meta(task.meta)
-        sets = tool_sets(task.gold, gold.writes or _all_writes(task, gold), opts, mode)
+        writes = gold.writes or _all_writes(task, gold)
+        sets = tool_sets(task.gold, writes, opts, mode)
         invoked = [c for c in calls if c.error is None]
         differing = _differing(agent_state, self._expected_state(task, invoked, opts, gold))
         tool_correct = sets.predicted(calls) == sets.required
         missing = [g for g in sets.required_calls if not any(self._same(g, c, opts) for c in invoked)]
         state_ok = not differing
         if mode == "state":  # the outcome, plus the look-ups the task insists on
-            success = state_ok and not missing and set(opts.required_reads) <= {c.tool for c in invoked}
+            success = state_ok and not missing_reads(task.gold, writes, missing) and looked_up(opts, invoked)
         else:
             success = state_ok and tool_correct and not missing
         details: dict[str, Any] = {

@@ -204,6 +204,18 @@ def tool_sets(gold: Sequence[Call], writes: Sequence[bool], opts: ScoringOptions
     return ToolSets(frozenset(required), frozenset(allowed), distinct)
 
 
+def missing_reads(gold: Sequence[Call], writes: Sequence[bool], missing: Sequence[Call]) -> list[Call]:
+    """The missing gold calls that are reads: in end-state mode the outcome judges the writes, so
+    only a required look-up left out (or, below, a required read tool never invoked) fails the task."""
+    reads = {c.key() for c, w in zip(gold, writes, strict=True) if not w}
+    return [g for g in missing if g.key() in reads]
+
+
+def looked_up(opts: ScoringOptions, invoked: Sequence[Call]) -> bool:
+    """Whether every `required_reads` tool was invoked successfully."""
+    return set(opts.required_reads) <= {c.tool for c in invoked}
+
+
 def comparable(tool: str, args: Mapping[str, Any], opts: ScoringOptions) -> dict[str, Any]:
     """Arguments as the task compares them: ignored ones left out, loose ones normalised."""
     ignore = set(opts.ignore_args.get(tool, ()))
