@@ -77,6 +77,11 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
                         thickness=1.2,
                         width=4,
                     ),
+                    # n on each bar: tasks × repeats behind the mean, so a +0.0 from 4 tasks reads as such
+                    text=part["n_label"] if "n_label" in part else None,
+                    textposition="outside",
+                    textfont={"size": 10, "color": "#57606a"},
+                    cliponaxis=False,
                     customdata=part[["field"]].assign(
                         name=part["field"].map(lambda c: BY_CODE[c].name if c in BY_CODE else c)
                     ),

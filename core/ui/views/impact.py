@@ -5,19 +5,39 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core import jobs
 from core.fields import BY_CODE
 from core.ui import charts
 from core.ui import components as ui
+from core.ui.queries import json_value
 from core.ui.queries import results as q
-from core.ui.state import current_path
+from core.ui.state import current_path, wh
+from core.ui.views.jobs import progress_text
 
 DIMENSIONS = {"benchmark": "Benchmark", "domain": "Domain", "model": "Backbone", "paradigm": "Paradigm"}
+
+
+# Below this many paired task runs behind a bar, a ΔTS of a few points is noise (one task flipping
+# in 20 runs is 5 pp): the page says so instead of letting a row of +0.0 bars look like a finding.
+SMALL_N = 20
+
+
+def n_tasks(detail: object) -> int:
+    """Tasks measured in one study cell (from the row's detail; 0 when not recorded)."""
+    d = json_value(detail, {})
+    return int(d.get("n_tasks") or 0) if isinstance(d, dict) else 0
+
+
+def default_facet(df: pd.DataFrame) -> str:
+    """Small multiples by the first of domain, backbone, paradigm that varies: the paper's contrast."""
+    return next((k for k in ("domain", "model", "paradigm", "benchmark") if df[k].nunique() > 1), "")
 
 
 def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
     """Mean over the selected study cells; error bars are the mean interval bounds around the mean."""
     keys = ([facet] if facet else []) + ["field", "operation"]
-    return df.groupby(keys, as_index=False).agg(
+    df = df.assign(tasks=[n_tasks(d) for d in df["detail"]] if "detail" in df else 0)
+    out = df.groupby(keys, as_index=False).agg(
         delta_pp=("delta_pp", "mean"),
         ci_low=("ci_low", "mean"),
         ci_high=("ci_high", "mean"),
@@ -27,7 +47,20 @@ def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
         cells=("delta_pp", "size"),
         docset_id=("docset_id", "first"),
         benchmark=("benchmark", "first"),
+        tasks=("tasks", "sum"),
     )
+    per_cell = (out["repeats"] / out["cells"]).round().astype(int)
+    out["n_label"] = [
+        f"n={t}×{r}" if t else f"×{r}" for t, r in zip(out["tasks"], per_cell, strict=True)
+    ]  # tasks × repeats per cell
+    return out
+
+
+def running_studies() -> None:
+    """While a field study runs as a job: how many of its variant runs are done, and how long is left."""
+    for j in jobs.list_jobs(wh(), limit=20, kind="study"):
+        if j.active:
+            st.info(f"A field study is running: {progress_text(j)}", icon=":material/hourglass_top:")
 
 
 def render() -> None:
@@ -36,6 +69,7 @@ def render() -> None:
         "Change in task success (ΔTS, percentage points) when one documentation field is removed "
         "(black) or added (red), everything else unchanged — the paper's Fig. 1.",
     )
+    running_studies()
     df = q.field_impact(current_path())
     if df.empty:
         ui.empty(
@@ -49,7 +83,18 @@ def render() -> None:
         values = sorted(df[col].dropna().unique())
         chosen[col] = c[i].multiselect(label, values, default=[], key=f"fi_{col}", placeholder="All")
     facets = {"": "None (mean of selected)", **{k: v for k, v in DIMENSIONS.items() if df[k].nunique() > 1}}
-    facet = c[4].selectbox("One panel per", list(facets), format_func=facets.get, key="fi_facet") or None
+    options = list(facets)
+    facet = (
+        c[4].selectbox(
+            "One panel per",
+            options,
+            index=options.index(default_facet(df)),
+            format_func=facets.get,
+            key="fi_facet",
+            help="Small multiples: the effect of a field depends on the domain, the backbone and the paradigm",
+        )
+        or None
+    )
     sel = df
     for col, values in chosen.items():
         if values:
@@ -58,6 +103,14 @@ def render() -> None:
         st.info("No measurement for this selection.")
         return
     agg = _aggregate(sel, facet)
+    runs = (agg["tasks"] * agg["repeats"]).max()
+    if runs < SMALL_N:
+        st.warning(
+            f"Too few measurements to mean much: at most {int(agg['tasks'].max())} task(s) × "
+            f"{int(agg['repeats'].max())} repeat(s) behind a bar. One task flipping moves a bar by "
+            f"{100 / max(1, runs):.0f} pp; run the study on more tasks (`--limit`) or repeats before reading it.",
+            icon=":material/warning:",
+        )
     st.plotly_chart(charts.field_impact(agg, facet), key="fi_chart", config={"displaylogo": False})
     cells = sel.groupby(list(DIMENSIONS)).ngroups
     st.caption(
@@ -81,6 +134,7 @@ def render() -> None:
         "ci_high",
         "base_ts",
         "variant_ts",
+        "tasks",
         "repeats",
         "traces",
     ]
@@ -97,6 +151,7 @@ def render() -> None:
             "ci_high": st.column_config.NumberColumn("CI high", format="%+.1f"),
             "base_ts": st.column_config.NumberColumn("TS original", format="percent"),
             "variant_ts": st.column_config.NumberColumn("TS variant", format="percent"),
+            "tasks": st.column_config.NumberColumn("Tasks", help="tasks measured, summed over the cells"),
             "repeats": "Repeats",
             "traces": st.column_config.LinkColumn("Traces", display_text="open traces"),
         },

@@ -1,0 +1,51 @@
+"""Field impact: small multiples by the dimension that varies, n on each bar, a warning when n is small,
+and a banner while a field study runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from core.sample import seeded_copy
+from core.ui.testing import open_app, problems, show
+from core.ui.views.impact import _aggregate, default_facet
+from core.warehouse import Warehouse
+from core.warehouse.rows import JobEventRow, JobRow
+
+
+def _rows(**over: object) -> pd.DataFrame:
+    base = {"benchmark": "b", "domain": "shop", "model": "m", "paradigm": "react", "field": "FD",
+            "operation": "remove", "delta_pp": -10.0, "ci_low": -20.0, "ci_high": 0.0, "base_ts": 0.5,
+            "variant_ts": 0.4, "repeats": 3, "docset_id": "d", "detail": '{"n_tasks": 12}'}  # fmt: skip
+    return pd.DataFrame([{**base, **over}])
+
+
+def test_bars_carry_n_and_panels_default_to_the_dimension_that_varies() -> None:
+    df = pd.concat([_rows(), _rows(domain="calendar", detail='{"n_tasks": 8}')], ignore_index=True)
+    assert default_facet(df) == "domain"
+    assert default_facet(_rows()) == ""
+    agg = _aggregate(df, "domain").set_index("domain")
+    assert agg.loc["shop", "n_label"] == "n=12×3" and agg.loc["calendar", "tasks"] == 8
+    pooled = _aggregate(df, None)
+    assert pooled.loc[0, "n_label"] == "n=20×3" and pooled.loc[0, "cells"] == 2
+
+
+def test_small_n_is_flagged_and_a_running_study_shows_its_progress(tmp_path: Path) -> None:
+    path = tmp_path / "wh.duckdb"
+    seeded_copy(path)
+    wh = Warehouse(path)
+    wh.record([JobRow(job_id="study-1", kind="study", params={"argv": ["study", "fields"]}, pid=os.getpid())])
+    wh.record(
+        [
+            JobEventRow(job_id="study-1", status="running", done=None, total=None, message="started"),
+            JobEventRow(job_id="study-1", status="running", done=5, total=18, message="repeat 1 of 1: IPD"),
+        ]
+    )
+    at = show(open_app(path), "impact")
+    assert not problems(at)
+    assert any("Too few measurements to mean much" in w.value for w in at.warning)
+    banner = " ".join(i.value for i in at.info)
+    assert "A field study is running: 5 / 18 · repeat 1 of 1: IPD" in banner
+    assert "tasks" in at.dataframe[0].value.columns
