@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.study.compare_rows import paired_tasks
+from core.study.compare_rows import BASELINES, paired_tasks
 from core.study.stats import relative_improvement
 from core.tables import markdown_table as table
 
@@ -169,6 +169,8 @@ def significance_frame(c: StoredComparison) -> pd.DataFrame:
     t = c.tests
     if t.empty:
         return t
+    if "versus" in t.columns and not set(BASELINES) <= set(c.methods.get("method", [])):
+        t = t[t["versus"] != "baselines"]  # stored by earlier versions even with one baseline
     names = dict(zip(c.methods["method"], c.methods["label"], strict=True))
     names["baselines"] = "mean of ET and DRT"
     head = pd.DataFrame(
@@ -416,6 +418,8 @@ def _finite_pct(v: float) -> float | None:
 
 def comparison_section(warehouse) -> str | None:
     comparisons, older = current_comparisons(stored_comparisons(warehouse))
+    unfinished = [c.compare_id for c in comparisons if len(c.methods) < 2]
+    comparisons = [c for c in comparisons if len(c.methods) >= 2]
     if not comparisons:
         return None
     intro = (
@@ -435,6 +439,11 @@ def comparison_section(warehouse) -> str | None:
             "counts tasks whose majority outcome flipped each way (b: only the method solves it, c: only the "
             "other), and the minimum detectable effect is what this many paired tasks could show at α = 0.05 "
             "with 80 % power:\n\n" + table(pooled, floatfmt=".1f")
+        )
+    if unfinished:
+        parts.append(
+            "Comparisons with results for fewer than two methods (stopped before the other methods were "
+            f"evaluated; resumable with the same command): {', '.join(f'`{i}`' for i in unfinished)}."
         )
     if older:
         parts.append(

@@ -200,7 +200,7 @@ def significance_rows(points: Mapping[str, Sequence[Point]], method: str = "dc")
             row["p_holm"] = adjusted
         rows += family
         base_means = [r["versus_mean"] for r in family if r["versus"] in BASELINES]
-        if base_means:
+        if len(base_means) == len(BASELINES):  # with one baseline the mean is that baseline's row again
             pooled = float(statistics.fmean(base_means))
             rows.append(
                 {
