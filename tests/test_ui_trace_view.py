@@ -96,3 +96,18 @@ def test_after_next_the_table_marks_the_open_trace_and_coming_back_keeps_it(loop
     at = show(at, "traces")
     assert at.query_params["episode"] == opened
     assert list(at.dataframe[0].value["open"]).index("▶") == 1
+
+
+def test_the_table_fits_with_fewer_default_columns_and_a_picker(looped: tuple[Path, str]) -> None:
+    import pandas as pd
+
+    from core.ui.components import dashes
+    from core.ui.views.traces import DEFAULT_COLUMNS
+
+    path, _ = looped
+    at = show(open_app(path), "traces")
+    assert len(DEFAULT_COLUMNS) <= 6
+    assert at.multiselect(key="tr_columns").value == DEFAULT_COLUMNS
+    at.multiselect(key="tr_columns").set_value([*DEFAULT_COLUMNS, "latency_s"]).run()
+    assert not problems(at)
+    assert list(dashes(pd.DataFrame({"a": [None, "x", float("nan")]}))["a"]) == ["–", "x", "–"]

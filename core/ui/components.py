@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import pandas as pd
 import streamlit as st
 
 from core.fields import BY_CODE
@@ -88,6 +89,17 @@ def number(value: Any) -> str:
     if abs(v) >= 1e4:
         return f"{v / 1e3:.0f}k"
     return f"{v:,.0f}" if v == int(v) else f"{v:,.2f}"
+
+
+def dashes(df: Any, columns: list[str] | None = None) -> Any:
+    """Text columns with "–" where a value is missing (a table never shows `None` or `nan`)."""
+    out = df.copy()
+    for col in columns or [c for c in out.columns if pd.api.types.is_string_dtype(out[c])]:
+        if col in out:
+            out[col] = out[col].map(
+                lambda v: "–" if v is None or (isinstance(v, float) and math.isnan(v)) else v
+            )
+    return out
 
 
 def field_label(code: str) -> str:

@@ -21,6 +21,13 @@ from core.ui.state import current_path
 from core.ui.urlstate import UrlState
 
 PAGE_SIZE = 25
+# The table fits 1280–1440 px with these; the others are one click away in the column picker.
+COLUMNS = {
+    "outcome": "Outcome", "task_id": "Task", "query": "Query", "domain": "Domain", "model": "Model",
+    "tools": "Tool choice", "error_class": "Failure class", "n_steps": "Steps", "tokens": "Tokens",
+    "latency_s": "Latency",
+}  # fmt: skip
+DEFAULT_COLUMNS = ["outcome", "task_id", "query", "tools", "error_class", "n_steps"]
 PARAMS = ("q", "outcome", "failure", "benchmark", "domain", "tool", "model", "split", "run", "docset", "doc")
 URL = UrlState("traces", {p: f"tr_{p}" for p in PARAMS}, {"outcome": "all"})
 
@@ -158,12 +165,13 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
     # A table's selection cannot be set from code, so it is keyed by the open trace: after Next (or a
     # deep link) no stale row stays selected, and the ▶ column marks the trace that is open.
     key = f"trace_table_{page}_{abs(hash(f)) % 10**8}_{(current or '')[:12]}"
-    view = df.assign(
+    view = ui.dashes(df, ["query", "domain", "model"]).assign(
         open=["▶" if i == current else "" for i in ids],
         outcome=df["success"].map({True: "success", False: "failed"}),
         tools=df["tool_correct"].map({True: "right tools", False: "wrong tools"}),
         error_class=df["error_class"].fillna("–"),
     )
+    shown = [c for c in COLUMNS if c in (st.session_state.get("tr_columns") or DEFAULT_COLUMNS)]
     st.dataframe(
         view.style.map(ui.style_outcome, subset=["outcome", "tools"]),
         key=key,
@@ -171,19 +179,7 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
         selection_mode="single-row",
         hide_index=True,
         height=min(38 + 35 * len(view), 420),
-        column_order=(
-            "open",
-            "outcome",
-            "task_id",
-            "query",
-            "domain",
-            "model",
-            "tools",
-            "error_class",
-            "n_steps",
-            "tokens",
-            "latency_s",
-        ),
+        column_order=("open", *shown),
         column_config={
             "open": st.column_config.TextColumn("", width=28, help="the open trace"),
             "outcome": st.column_config.TextColumn("Outcome", width="small"),
@@ -198,12 +194,17 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
             "latency_s": st.column_config.NumberColumn("Latency", format="%.1f s"),
         },
     )
-    c = st.columns([3, 2], vertical_alignment="center")
+    c = st.columns([3, 1, 2], vertical_alignment="center")
+    with c[1].popover("Columns", icon=":material/view_column:"):
+        st.multiselect(
+            "Columns", list(COLUMNS), DEFAULT_COLUMNS, format_func=COLUMNS.get, key="tr_columns",
+            label_visibility="collapsed",
+        )  # fmt: skip
     c[0].caption(
         f"{total:,} traces match · page {page} of {n_pages:,} · click a row to open it"
         + (f" · filters: {', '.join(f'{k}={v}' for k, v in f.active().items())}" if f.active() else "")
     )
-    with c[1]:
+    with c[2]:
         st.pagination(n_pages, key="trace_page", max_visible_pages=5)
     return total, st.query_params.get("episode")
 
