@@ -180,3 +180,23 @@ def test_rescore_reloads_a_built_in_benchmark(warehouse, data_dir: Path) -> None
     report = rescore(warehouse, resolver=default_resolver(str(data_dir)))
     assert report.rescored == 2 and not report.skipped
     assert _scores(warehouse) == before
+
+
+def test_rescore_scores_evosop_episodes_from_their_base_benchmark(warehouse) -> None:
+    """Episodes of `<base>+sop` are scored as the SOP benchmark scores them: its atomic calls only."""
+    from core.cli.main import cli
+
+    _run_scripted(warehouse)
+    fresh = _scores(warehouse)
+    _make_legacy(warehouse)
+    sop_call = {"tool": "sop.find_and_tag", "args": {"query": "offsite"}}
+    with warehouse.transaction() as con:
+        con.execute(
+            "UPDATE episodes SET benchmark = benchmark || '+sop', variant = variant || '+sop:abc', "
+            "calls = json_array(json(?), calls->0), tool_correct = false WHERE task_id = 'organize-3'",
+            [json.dumps(sop_call)],
+        )
+    out = CliRunner().invoke(cli, ["rescore", "--warehouse", str(warehouse.path)])
+    assert out.exit_code == 0, out.output
+    assert "3 of 3 episodes re-scored" in out.output, out.output
+    assert _scores(warehouse) == fresh

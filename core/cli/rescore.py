@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from core.cli.common import data_dir_option, open_warehouse, warehouse_option
+
+if TYPE_CHECKING:
+    from core.benchmarks.base import Benchmark
+    from core.runner.rescore import Resolver
+    from core.warehouse import Warehouse
 
 
 @click.command()
@@ -32,13 +40,13 @@ def command(
     skipped and counted. Prints one line per benchmark, then the totals; run
     `docschisel results` afterwards to regenerate the results document.
     """
-    from core.runner.rescore import default_resolver, rescore
+    from core.runner.rescore import rescore
 
     wh = open_warehouse(warehouse, llm=False)
     report = rescore(
         wh,
         benchmarks=set(benchmarks) or None,
-        resolver=default_resolver(data_dir),
+        resolver=resolver(wh, data_dir),
         force=force,
         dry_run=dry_run,
     )
@@ -46,3 +54,22 @@ def command(
         click.echo(line)
     if dry_run:
         click.echo("dry run: nothing was written")
+
+
+def resolver(wh: Warehouse, data_dir: str | None) -> Resolver:
+    """The runner's resolver, plus EvoSOP benchmarks (`<base>+sop`): their episodes are scored from
+    the base benchmark as the SOP benchmark scores them (core.sop.bench.StoredSopScoring)."""
+    from core.runner.rescore import default_resolver
+    from core.sop.bench import StoredSopScoring
+    from core.warehouse.reads import benchmark_infos
+
+    plain = default_resolver(data_dir)
+    infos = benchmark_infos(wh)
+
+    def resolve(name: str, variant: str, info: Mapping[str, Any]) -> Benchmark:
+        if "+sop:" not in variant:
+            return plain(name, variant, info)
+        base_name, base_variant = name.removesuffix("+sop"), variant.split("+sop:", 1)[0]
+        return StoredSopScoring(plain(base_name, base_variant, infos.get(base_name, {})))
+
+    return resolve

@@ -71,7 +71,10 @@ def default_resolver(data_dir: str | None = None) -> Resolver:
         from core.benchmarks.registry import get_benchmark, mcp_benchmark_name
 
         if "+sop" in variant:
-            raise LookupError("episodes with composite tools (EvoSOP) are scored through their toolset")
+            raise LookupError(
+                "episodes with composite tools (EvoSOP) are scored from their base benchmark; "
+                "`docschisel rescore` does that"
+            )
         family, _, option = variant.partition("/")
         if family == "workbench":
             return get_benchmark("workbench", data_dir, variant=option or "domains")

@@ -212,6 +212,35 @@ class SopSource:
         return SopBenchmark(base, self.toolset, limits=self.limits)
 
 
+def atomic_calls(calls: Sequence[Call]) -> list[Call]:
+    """The calls that act on the base benchmark: SOP calls left out, their inner calls kept."""
+    return [c for c in calls if not is_sop_tool(c.tool)]
+
+
+class StoredSopScoring:
+    """Scores stored episodes of a SOP benchmark as `SopBenchmark.score` does, from the base alone.
+
+    Why: re-scoring needs only the base benchmark's scorer and the stored calls;
+    the SOPs themselves (their toolset and worker) are not needed to judge them.
+    """
+
+    def __init__(self, base: Benchmark) -> None:
+        self.base = base
+
+    def tasks(self) -> list[Task]:
+        return self.base.tasks()
+
+    def score(
+        self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Any = None
+    ) -> Score:
+        return self.base.score(task, atomic_calls(calls), final_answer, None)
+
+    def close(self) -> None:
+        close = getattr(self.base, "close", None)
+        if callable(close):
+            close()
+
+
 class SopBenchmark:
     """`base` with `toolset`'s SOPs offered wherever the atomic tools they call are offered."""
 
@@ -268,6 +297,5 @@ class SopBenchmark:
         self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Any = None
     ) -> Score:
         """The base score of the atomic calls (the SOP calls' inner calls are among `calls`)."""
-        atomic = [c for c in calls if not is_sop_tool(c.tool)]
         inner = sandbox.inner if isinstance(sandbox, SopSandbox) else sandbox
-        return self.base.score(task, atomic, final_answer, inner)
+        return self.base.score(task, atomic_calls(calls), final_answer, inner)
