@@ -41,7 +41,7 @@ CHROME_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-WIDTH = 1500
+WIDTH, HEIGHT = 1440, 900  # a laptop screen: every page must fit it
 SLOW = 120_000  # ms: the CI machine is small and shared
 
 
@@ -51,6 +51,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _reevaluated(path: Path) -> None:
+    """A finished re-evaluation of the optimized docs against the originals (see tests/test_ui_reeval.py)."""
+    from core.llm import Gateway, script, using
+    from core.sample import doc_reader
+    from tests.test_ui_reeval import _done_job, _evaluate
+
+    wh = Warehouse(path)
+    original = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'original'")[0][0]
+    optimized = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'docschisel'")[0][0]
+    with using(Gateway.for_warehouse(wh)):
+        reader = script(doc_reader, name="browser-reader")
+        _evaluate(wh, original, reader.model)
+        _evaluate(wh, optimized, reader.model)
+    _done_job(wh, "eval-browser", {"benchmark": "sample-shop", "docset": optimized, "against": original,
+                                   "split": "test", "model": reader.model, "agent": "react"})  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
@@ -58,6 +75,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     pytest.importorskip("playwright", reason="pip install playwright (the test extra)")
     path = tmp_path_factory.mktemp("browser") / "wh.duckdb"
     seeded_copy(path)
+    _reevaluated(path)
     close_all()
     port = _free_port()
     env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path), "PYTHONUNBUFFERED": "1"}
@@ -101,7 +119,7 @@ def page(server: tuple[str, Path]):  # noqa: ANN201
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-        context = browser.new_context(viewport={"width": WIDTH, "height": 1000})
+        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
         pg = context.new_page()
         pg.set_default_timeout(SLOW)
         yield pg
@@ -151,7 +169,7 @@ def shoot(pg, name: str) -> Path:  # noqa: ANN001
     drawn(pg)
     out = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(out))
-    pg.set_viewport_size({"width": WIDTH, "height": 1000})
+    pg.set_viewport_size({"width": WIDTH, "height": HEIGHT})
     return out
 
 
@@ -164,7 +182,17 @@ PAGES = [
     ("field_impact", "Field impact", "06-field-impact"),
     ("compare", "Compare methods", "07-compare"),
     ("data", "Data", "08-data"),
+    ("re_evaluation?job=eval-browser", "Re-evaluation", "09-run-comparison"),
 ]
+
+
+def cut_headers(pg) -> list[str]:  # noqa: ANN001
+    """Table column headers whose text is wider than their cell (drawn with an ellipsis), page-wide."""
+    return pg.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=stTable] th, table th')]
+              .filter(th => th.offsetParent !== null && th.scrollWidth > th.clientWidth + 1)
+              .map(th => th.innerText.trim())"""
+    )
 
 
 def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: ANN001
@@ -172,6 +200,11 @@ def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: AN
     for path, title, name in PAGES:
         visit(page, base, path, title)
         assert shoot(page, name).stat().st_size > 20_000
+        assert not cut_headers(page), f"{path}: cut column headers {cut_headers(page)}"
+    # the run comparison: TS/TC against the old docs, the flipped tasks, one task side by side
+    visit(page, base, "re_evaluation?job=eval-browser", "Re-evaluation")
+    page.get_by_text("Fixed: pass more often with the new docs").wait_for()
+    page.get_by_text("under the two doc versions").first.wait_for()
     # navigation through the sidebar works too
     page.get_by_test_id("stSidebarNav").get_by_text("Field impact").click()
     page.get_by_role("heading", name="Field impact", level=1).wait_for()
