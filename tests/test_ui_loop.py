@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from core.llm import Gateway, script, using
-from core.sample import doc_reader, seeded_copy
+from core.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
 from core.ui.views.jobs import eval_argv
 from core.warehouse import Warehouse
-from tests.test_ui_reeval import _done_job, _evaluate
+from tests.test_ui_reeval import reevaluated
 
 pytestmark = pytest.mark.slow
 TOOL = "shop.order"
@@ -92,12 +91,7 @@ def test_the_whole_loop(tmp_path: Path) -> None:
     argv = eval_argv("sample-shop", registered, "test", "m", "react", str(path), against=against)
     assert argv[argv.index("--docs") + 1] == registered and argv[argv.index("--against") + 1] == base
 
-    with using(Gateway.for_warehouse(wh)):
-        reader = script(doc_reader, name="loop-reader")
-        _evaluate(wh, base, reader.model)
-        _evaluate(wh, registered, reader.model)
-    _done_job(wh, "eval-loop", {"benchmark": "sample-shop", "docset": registered, "against": base,
-                                "split": "test", "model": reader.model, "agent": "react"})  # fmt: skip
+    reevaluated(wh, base, registered, "eval-loop", "loop-reader")
 
     # the card: TS/TC against the old docs and the flipped tasks
     at = show(at, "jobs")

@@ -53,19 +53,25 @@ def _done_job(wh: Warehouse, job_id: str, params: dict) -> None:
     )
 
 
+def reevaluated(wh: Warehouse, old: str, new: str, job_id: str, name: str) -> str:
+    """Both doc sets evaluated on the test split as `eval --against` does, and the finished job recorded."""
+    with using(Gateway.for_warehouse(wh)):
+        reader = script(doc_reader, name=name)
+        _evaluate(wh, old, reader.model)
+        _evaluate(wh, new, reader.model)
+    params = {"benchmark": "sample-shop", "docset": new, "against": old, "split": "test",
+              "model": reader.model, "agent": "react"}  # fmt: skip
+    _done_job(wh, job_id, params)
+    return reader.model
+
+
 def test_a_finished_reevaluation_shows_what_flipped_and_one_task_side_by_side(tmp_path: Path) -> None:
     path = tmp_path / "wh.duckdb"
     ids = seeded_copy(path)
     wh = Warehouse(path)
     original = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'original'")[0][0]
     optimized = ids["optimized_docset"]
-    with using(Gateway.for_warehouse(wh)):
-        reader = script(doc_reader, name="reeval-reader")
-        _evaluate(wh, original, reader.model)
-        _evaluate(wh, optimized, reader.model)
-    params = {"benchmark": "sample-shop", "docset": optimized, "against": original, "split": "test",
-              "model": reader.model, "agent": "react"}  # fmt: skip
-    _done_job(wh, "eval-1", params)
+    reevaluated(wh, original, optimized, "eval-1", "reeval-reader")
 
     at = show(open_app(path), "jobs")
     assert not problems(at)

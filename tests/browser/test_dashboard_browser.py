@@ -53,19 +53,12 @@ def _free_port() -> int:
 
 def _reevaluated(path: Path) -> None:
     """A finished re-evaluation of the optimized docs against the originals (see tests/test_ui_reeval.py)."""
-    from core.llm import Gateway, script, using
-    from core.sample import doc_reader
-    from tests.test_ui_reeval import _done_job, _evaluate
+    from tests.test_ui_reeval import reevaluated
 
     wh = Warehouse(path)
     original = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'original'")[0][0]
     optimized = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'docschisel'")[0][0]
-    with using(Gateway.for_warehouse(wh)):
-        reader = script(doc_reader, name="browser-reader")
-        _evaluate(wh, original, reader.model)
-        _evaluate(wh, optimized, reader.model)
-    _done_job(wh, "eval-browser", {"benchmark": "sample-shop", "docset": optimized, "against": original,
-                                   "split": "test", "model": reader.model, "agent": "react"})  # fmt: skip
+    reevaluated(wh, original, optimized, "eval-browser", "browser-reader")
 
 
 @pytest.fixture(scope="module")
