@@ -49,3 +49,21 @@ def test_small_n_is_flagged_and_a_running_study_shows_its_progress(tmp_path: Pat
     banner = " ".join(i.value for i in at.info)
     assert "A field study is running: 5 / 18 · repeat 1 of 1: IPD" in banner
     assert "tasks" in at.dataframe[0].value.columns
+
+
+def test_a_field_studys_baseline_is_not_the_method_og_of_compare(tmp_path: Path) -> None:
+    from core.ui.queries.results import method_points
+
+    path = tmp_path / "wh.duckdb"
+    seeded_copy(path)
+    wh = Warehouse(path)
+    study_runs = {
+        r[0]
+        for r in wh.rows(
+            "SELECT run_id FROM runs WHERE json_extract_string(config, '$.study_id') IS NOT NULL"
+        )
+    }
+    assert study_runs  # the sample's field study ran on the test split
+    points = method_points.raw(wh, "sample-shop", "test")
+    assert not set(points["run_id"]) & study_runs
+    assert "OG" in set(points["method"])  # the comparison's own original-docs runs are still there

@@ -32,6 +32,10 @@ METHOD_OF_ORIGIN = {
 }
 
 
+# A field study's runs are evaluations of its variants (kind `eval`, children of the study run):
+# its few-task baseline is not the method OG of a comparison.
+NOT_STUDY = "json_extract_string(r.config, '$.study_id') IS NULL"
+
 COST_COLUMNS = ("tools_optimized", "opt_tokens_per_tool", "agent_tokens_per_tool", "minutes_per_tool")
 
 
@@ -79,10 +83,10 @@ def task_domains(wh: Warehouse, benchmark: str) -> list[str]:
 def compare_benchmarks(wh: Warehouse) -> pd.DataFrame:
     """Benchmarks and splits that have evaluation episodes, with how many doc-set origins ran there."""
     df = wh.query(
-        """
+        f"""
         SELECT e.benchmark, e.split, s.origin, count(*) AS episodes
         FROM episodes e JOIN doc_sets s USING (docset_id) JOIN runs r USING (run_id)
-        WHERE r.kind NOT IN ('study', 'optimize')
+        WHERE r.kind NOT IN ('study', 'optimize') AND {NOT_STUDY}
         GROUP BY ALL
         """
     )
@@ -94,7 +98,7 @@ def compare_benchmarks(wh: Warehouse) -> pd.DataFrame:
 def method_points(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
     """One point per (run, doc set, repeat): TS and TC over that evaluation's tasks."""
     df = wh.query(
-        """
+        f"""
         SELECT s.origin, re.run_id, coalesce(nullif(any_value(r.name), ''), re.run_id) AS run, e.docset_id,
                e."repeat", any_value(json_extract_string(r.config, '$.method')) AS compare_method,
                count(*) AS n, avg(e.success::INT) AS ts, avg(e.tool_correct::INT) AS tc,
@@ -103,6 +107,7 @@ def method_points(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
         JOIN runs r ON r.run_id = re.run_id
         WHERE e.benchmark = ? AND e.split = ?
           AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'chisel-profile', 'chisel-eval')
+          AND {NOT_STUDY}
         GROUP BY s.origin, re.run_id, e.docset_id, e."repeat"
         """,
         [benchmark, split],
