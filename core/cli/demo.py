@@ -9,7 +9,10 @@ opens the app. The pages are useful immediately and fill in as the jobs run.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import time
+from collections.abc import Iterator
 
 import click
 
@@ -80,6 +83,27 @@ def demo_jobs(data_dir: str | None) -> list[tuple[str, list[str]]]:
     return jobs
 
 
+@contextlib.contextmanager
+def phase(n: int, total: int, title: str) -> Iterator[None]:
+    """Print a step's name when it starts and its duration when it ends, so a newcomer sees progress."""
+    click.echo(f"[{n}/{total}] {title} ...")
+    t0 = time.monotonic()
+    yield
+    click.echo(f"[{n}/{total}] {title}: done in {time.monotonic() - t0:.0f} s")
+
+
+def where_to_watch(url: str, started: list[str]) -> str:
+    """The closing note: where the jobs show, how long they take, and what Ctrl-C does to them."""
+    if not started:
+        return f"Dashboard: {url}"
+    return (
+        f"{len(started)} background job(s) run with the offline local model: watch them at {url}/re_evaluation "
+        "(each card shows done / total, its phase and an estimate of the time left; on a 2-core machine "
+        "the evaluation takes minutes, the optimization and the field study up to an hour). "
+        "Ctrl-C stops the dashboard only: the jobs keep running in the background; cancel one from its card."
+    )
+
+
 def diagnose_imported(wh, limit: int) -> int:
     """Evidence-engine diagnoses of recorded failed traces (offline, deterministic)."""
     from core.chisel.recorded import diagnose_recorded
@@ -115,19 +139,27 @@ def command(
         check_exposure(host)  # refuse an exposed dashboard without a token before the long import
     wh = open_warehouse(warehouse)
     click.echo(f"warehouse: {wh.path}")
-    summary = import_workbench_results(wh, data_dir)
-    click.echo(f"recorded WorkBench traces: {summary['episodes']} episodes ({summary['written']} new)")
-    n = diagnose_imported(wh, diagnose_limit)
-    if n:
-        click.echo(f"evidence-engine diagnoses of recorded failures: {n}")
+    steps = 2 + int(jobs) + int(app)
+    with phase(1, steps, "importing the recorded WorkBench traces"):
+        summary = import_workbench_results(wh, data_dir)
+        click.echo(f"recorded WorkBench traces: {summary['episodes']} episodes ({summary['written']} new)")
+    with phase(2, steps, "diagnosing recorded failures (evidence engine, offline)"):
+        n = diagnose_imported(wh, diagnose_limit)
+        if n:
+            click.echo(f"evidence-engine diagnoses of recorded failures: {n}")
+    started: list[str] = []
     if jobs:
         from core.jobs import start_job
 
-        for kind, argv in demo_jobs(data_dir):
-            job_id = start_job(wh, kind, [*argv, "--warehouse", str(wh.path)], {"demo": True})
-            click.echo(f"started background job {job_id}: docschisel {' '.join(argv)}")
+        with phase(3, steps, "starting the local-model background jobs"):
+            for kind, argv in demo_jobs(data_dir):
+                job_id = start_job(wh, kind, [*argv, "--warehouse", str(wh.path)], {"demo": True})
+                started.append(job_id)
+                click.echo(f"started background job {job_id}: docschisel {' '.join(argv)}")
+    click.echo(where_to_watch(f"http://{host}:{port}", started))
     if not app:
         return
+    click.echo(f"[{steps}/{steps}] opening the dashboard")
     from core.cli.app import launch
 
     raise SystemExit(launch(host, port, str(wh.path)))
