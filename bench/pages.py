@@ -1,0 +1,123 @@
+"""Page-load benchmark in a real browser: the time a person waits for each page to be fully drawn.
+
+    python bench/pages.py [--episodes 100000] [--events-per-episode 10] [--keep PATH]
+
+`bench/dashboard.py` measures queries and AppTest renders; this one starts
+`streamlit run app.py` on the same 100k-episode / 1M-event warehouse and loads
+every page in headless Chromium (Playwright, Debian's chromium), cold (a fresh
+server process, first visit) and warm (the same page again), until no skeleton
+is left and every chart has drawn. Targets on a quiet machine: under 3 s cold,
+under 1 s warm per page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from core.sample import seeded_copy  # noqa: E402
+from core.warehouse.store import close_all  # noqa: E402
+from tests.browser.test_dashboard_browser import (  # noqa: E402
+    CHROME_ARGS,
+    CHROMIUM,
+    HEIGHT,
+    PAGES,
+    WIDTH,
+    _free_port,
+    drawn,
+    settle,
+)
+
+COLD_TARGET_S, WARM_TARGET_S = 3.0, 1.0
+
+
+def _generate(path: Path, episodes: int, per_episode: int) -> None:
+    """The synthetic rows of bench/dashboard.py (one generator for both benchmarks)."""
+    spec = importlib.util.spec_from_file_location("bench_dashboard", ROOT / "bench" / "dashboard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(path, episodes, per_episode)
+
+
+def _server(path: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit("streamlit did not start") from None
+            time.sleep(0.5)
+
+
+def load(pg, url: str, title: str) -> float:  # noqa: ANN001
+    """Seconds from navigation to a fully drawn page (heading, script run finished, charts drawn)."""
+    t0 = time.perf_counter()
+    pg.goto(url)
+    pg.get_by_role("heading", name=title, level=1).wait_for()
+    settle(pg)
+    drawn(pg)
+    return time.perf_counter() - t0 - 0.3  # settle() waits 0.3 s after the run for late deltas
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--episodes", type=int, default=100_000)
+    parser.add_argument("--events-per-episode", type=int, default=10)
+    parser.add_argument("--keep", type=Path, default=None, help="Write the warehouse here and keep it.")
+    args = parser.parse_args()
+    path = args.keep or Path(tempfile.mkdtemp(prefix="docschisel-pages-")) / "bench.duckdb"
+    seeded_copy(path)
+    close_all()
+    _generate(path, args.episodes, args.events_per_episode)
+    close_all()
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        for url_path, title, _ in [p for p in PAGES if "?" not in p[0]]:
+            port = _free_port()
+            proc = _server(path, port)  # a fresh process per page: its first visit is really cold
+            try:
+                pg = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}).new_page()
+                pg.set_default_timeout(300_000)
+                url = f"http://127.0.0.1:{port}/{url_path}"
+                cold = load(pg, url, title)
+                warm = load(pg, url, title)
+                rows.append((url_path or "overview", cold, warm))
+                print(f"  {url_path or 'overview':<36} cold {cold:6.1f} s  warm {warm:6.1f} s", flush=True)
+            finally:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+        browser.close()
+    print(
+        f"\n{'page':<36} {'cold (s)':>9} {'warm (s)':>9}  target: cold < {COLD_TARGET_S:g} s, warm < {WARM_TARGET_S:g} s"
+    )
+    for name, cold, warm in rows:
+        ok = "ok" if cold < COLD_TARGET_S and warm < WARM_TARGET_S else "OVER"
+        print(f"{name:<36} {cold:>9.1f} {warm:>9.1f}  {ok}")
+
+
+if __name__ == "__main__":
+    main()
