@@ -189,12 +189,16 @@ def bench_pages(path: Path) -> list[tuple[str, float, float]]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def warehouse_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of both dashboard benchmarks (this one and bench/pages.py): warehouse size, where to keep it."""
     parser.add_argument("--episodes", type=int, default=100_000)
     parser.add_argument("--events-per-episode", type=int, default=10)
     parser.add_argument("--keep", type=Path, default=None, help="Write the warehouse here and keep it.")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = warehouse_options(argparse.ArgumentParser(description=__doc__.split("\n")[0])).parse_args()
 
     streamlit.logger.set_log_level("error")
     folder = Path(tempfile.mkdtemp(prefix="docschisel-bench-"))

@@ -43,12 +43,12 @@ from tests.browser.test_dashboard_browser import (  # noqa: E402
 COLD_TARGET_S, WARM_TARGET_S = 3.0, 1.0
 
 
-def _generate(path: Path, episodes: int, per_episode: int) -> None:
-    """The synthetic rows of bench/dashboard.py (one generator for both benchmarks)."""
+def _dashboard_bench():  # noqa: ANN202
+    """bench/dashboard.py as a module: its generator of synthetic rows and its options, shared."""
     spec = importlib.util.spec_from_file_location("bench_dashboard", ROOT / "bench" / "dashboard.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.generate(path, episodes, per_episode)
+    return module
 
 
 def _server(path: Path, port: int) -> subprocess.Popen:
@@ -83,15 +83,14 @@ def load(pg, url: str, title: str) -> float:  # noqa: ANN001
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--episodes", type=int, default=100_000)
-    parser.add_argument("--events-per-episode", type=int, default=10)
-    parser.add_argument("--keep", type=Path, default=None, help="Write the warehouse here and keep it.")
-    args = parser.parse_args()
+    dashboard = _dashboard_bench()
+    args = dashboard.warehouse_options(
+        argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ).parse_args()
     path = args.keep or Path(tempfile.mkdtemp(prefix="docschisel-pages-")) / "bench.duckdb"
     seeded_copy(path)
     close_all()
-    _generate(path, args.episodes, args.events_per_episode)
+    dashboard.generate(path, args.episodes, args.events_per_episode)
     close_all()
     rows = []
     with sync_playwright() as p:
