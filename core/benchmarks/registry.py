@@ -1,4 +1,5 @@
-"""Benchmarks by name: `workbench`, `workbench-all`, `api-bank`, a path to a user folder, or an MCP server.
+"""Benchmarks by name: `workbench`, `workbench-all`, `api-bank`, a path to a user folder, an MCP server,
+or a name a plugin registered (`register_benchmark`).
 
 An MCP server is `mcp:<stdio command>` or `mcp+http://host:port/mcp` with a
 tasks file (`tasks=` option, the CLI's `--tasks`), or a folder whose
@@ -15,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,20 @@ class UnknownBenchmarkError(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown benchmark"
+
+
+# name -> factory(data_dir, **options), added by plugins ($DOCSCHISEL_PLUGINS, core/cli/main.py)
+_REGISTERED: dict[str, Callable[..., Benchmark]] = {}
+
+
+def register_benchmark(name: str, factory: Callable[..., Benchmark]) -> None:
+    """Make `factory(data_dir, **options)` the benchmark called `name` in this process.
+
+    A plugin module does this when it is imported; every `docschisel` command,
+    and so every job the dashboard starts, imports the modules $DOCSCHISEL_PLUGINS
+    lists first, so a job can run a benchmark the registry does not ship.
+    """
+    _REGISTERED[name] = factory
 
 
 def benchmark_key(bench: Benchmark) -> str:
@@ -87,6 +102,8 @@ def _build(name: str, data_dir: str | os.PathLike | None = None, **options: Any)
                 f"{name!r} is an MCP server: give its tasks file too (--tasks PATH, docs/user-benchmarks.md)"
             )
         return load_mcp_benchmark(name, tasks)
+    if name in _REGISTERED:
+        return _REGISTERED[name](data_dir, **options)
     if name in ("workbench", "workbench-all"):
         from core.benchmarks.workbench import WorkBench
 

@@ -8,8 +8,11 @@ light commands stay fast and never load the model runtime.
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
+
+PLUGINS_ENV = "DOCSCHISEL_PLUGINS"
 
 # family name -> module under core.cli (exposes `command`)
 FAMILIES: dict[str, str] = {
@@ -64,6 +67,29 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="docschisel")
 def cli() -> None:
     """DocsChisel Studio: diagnose tool-use failures down to documentation fields and fix the docs."""
+    load_plugins()
+
+
+def load_plugins(environ: dict[str, str] | None = None) -> list[str]:
+    """Import the modules $DOCSCHISEL_PLUGINS lists (comma-separated) before any command runs.
+
+    A plugin registers what the command line does not ship, e.g. a benchmark by
+    name (`core.benchmarks.registry.register_benchmark`) or a scripted model;
+    jobs inherit the variable, so a job started from the dashboard loads them too.
+    """
+    names = [
+        n.strip()
+        for n in (os.environ if environ is None else environ).get(PLUGINS_ENV, "").split(",")
+        if n.strip()
+    ]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise click.ClickException(
+                f"${PLUGINS_ENV} names {name!r}, which cannot be imported: {exc}"
+            ) from exc
+    return names
 
 
 def main() -> None:
