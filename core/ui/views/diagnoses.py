@@ -129,10 +129,16 @@ def _plan_lines(value: Any) -> list[str]:
     return out
 
 
-def trace_cards(path: str, run_id: str, tool: str, iteration: int | None, limit: int = 8) -> None:
+def trace_cards(
+    path: str, run_id: str, tool: str, iteration: int | None, limit: int = 8, first: str | None = None
+) -> None:
     """Each failed trace as a card: implicated fields, the evidence quoted, the operations planned from
-    it, the candidate they produced, and the analyst's verdict (agree / disagree / note)."""
+    it, the candidate they produced, and the analyst's verdict (agree / disagree / note).
+
+    `first`: an episode whose cards lead (the trace the analyst came from)."""
     df = q.diagnoses_of(path, run_id, tool, iteration)
+    if first and not df.empty:
+        df = pd.concat([df[df["episode_id"] == first], df[df["episode_id"] != first]])
     if df.empty:
         st.caption("No diagnosis for this tool in this selection.")
         return
@@ -150,6 +156,8 @@ def trace_cards(path: str, run_id: str, tool: str, iteration: int | None, limit:
                 verdict or "", ""
             )
             cause = "documentation" if r.doc_related else "not documentation"
+            if r.episode_id == first:
+                mark = f":blue-badge[the trace you came from] {mark}"
             st.markdown(
                 f"**{r.task_id or r.episode_id[:8]}** · iteration {r.iteration} · `{r.failure_class}` · {cause} {mark}"
             )
@@ -360,7 +368,7 @@ def render() -> None:
     st.markdown("##### Implicated fields")
     across_traces, across_tools = st.tabs([f"The failed traces of {tool}", "Across tools"])
     with across_traces:
-        trace_cards(path, run_id, tool, iteration)
+        trace_cards(path, run_id, tool, iteration, first=st.query_params.get("episode"))
     with across_tools:
         heatmap(path, run_id, iteration)
     st.divider()

@@ -418,6 +418,17 @@ def ground_truth(detail: dict[str, Any]) -> None:
                 st.caption(f"Mismatch: {d['mismatch']}")
                 if fields:
                     st.markdown(f"Implicated fields: {fields}")
+                if isinstance(d.get("run_id"), str) and isinstance(d.get("tool"), str):
+                    where = ui.link(
+                        "diagnoses",
+                        run=d["run_id"],
+                        tool=d["tool"],
+                        iteration=int(d["iteration"]),
+                        episode=detail["episode"]["episode_id"],
+                    )  # the Diagnoses page shows this trace's card first, with its plan and candidate
+                    st.markdown(
+                        f"[:material/troubleshoot: Its diagnosis, planned operations and candidate]({where})"
+                    )
 
 
 def episode_view(detail: dict[str, Any]) -> None:
