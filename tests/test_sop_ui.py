@@ -69,6 +69,10 @@ def test_the_sops_page_has_an_empty_state_and_builds_the_job_command(tmp_path: P
 
     at = show(open_app(tmp_path / "empty.duckdb"), "sops")
     assert not problems(at) and at.title[0].value == "SOPs"
+    # the job list is the same backing-off live fragment as the other job views (core/ui/live.py)
+    captions = [c.value for c in at.caption]
+    assert "No EvoSOP job yet." in captions
+    assert any(c.startswith("Live · updated") and "every 2 s" in c for c in captions)
     argv = evolve_argv(
         "workbench", ["email"], model="local/qwen2.5-coder-0.5b", variant="full", constructor="composer",
         warehouse="w.duckdb", max_train=25, max_test=40,

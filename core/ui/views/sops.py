@@ -10,7 +10,6 @@ hours on the local model, so the page starts it as a background job
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 import streamlit as st
 
@@ -21,6 +20,7 @@ from core.sop.model import Toolset
 from core.sop.report import export_toolset
 from core.ui import components as ui
 from core.ui import sop_charts
+from core.ui.live import live
 from core.ui.queries import results as rq
 from core.ui.queries import sops as q
 from core.ui.state import current_path, wh
@@ -98,16 +98,16 @@ def start_form(path: str) -> None:
         )
 
 
-@st.fragment(run_every=2)
 def sop_jobs() -> None:
+    """The EvoSOP jobs' cards; drawn by `live`, which refreshes them and backs off when drawing is slow."""
     found = jobs.list_jobs(wh(), limit=10, kind="sop")
     if not found:
+        st.caption("No EvoSOP job yet.")
         return
     if newly_finished(found, "sop_jobs_finished"):
         st.rerun()
     for j in [j for j in found if j.active] + [j for j in found if not j.active][:3]:
         job_card(j)
-    st.caption(f"Live · updated {datetime.now().strftime('%H:%M:%S')}")
 
 
 def _run_label(r) -> str:  # noqa: ANN001 - a DataFrame row
@@ -202,7 +202,7 @@ def render() -> None:
     )
     path = current_path()
     start_form(path)
-    sop_jobs()
+    live("sop_jobs", sop_jobs)
     runs = q.runs(path)
     if runs.empty:
         ui.empty(
