@@ -16,12 +16,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from core import jobs
 from core.sample import seeded_copy
 from core.warehouse import Warehouse
 from core.warehouse.store import close_all
@@ -71,7 +73,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     _reevaluated(path)
     close_all()
     port = _free_port()
-    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path), "PYTHONUNBUFFERED": "1"}
+    # the sample benchmark and its scripted model by name in the jobs the page starts (core/sample/plugin.py)
+    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path), "PYTHONUNBUFFERED": "1",
+           "DOCSCHISEL_PLUGINS": "core.sample.plugin"}  # fmt: skip
     log = (tmp_path_factory.getbasetemp() / "streamlit.log").open("wb")
     proc = subprocess.Popen(
         [
@@ -303,3 +307,158 @@ def test_start_and_finish_a_job(server, page) -> None:  # noqa: ANN001
     second.get_by_text("self-test · 20 steps").first.wait_for()
     second.close()
     shoot(page, "05c-job-done")
+
+
+def _follow(pg, link) -> None:  # noqa: ANN001
+    """Open a Markdown link the way a reader does: in this tab, or in a new one when it says so."""
+    href = link.get_attribute("href")
+    if link.get_attribute("target") == "_blank":
+        pg.goto(urllib.parse.urljoin(pg.url, href))
+    else:
+        link.click()
+    settle(pg)
+
+
+def _card(pg, *texts: str):  # noqa: ANN001, ANN202
+    """The first innermost container (a bordered card) that holds every one of `texts`."""
+    blocks = pg.get_by_test_id("stVerticalBlock")
+    for text in texts:
+        blocks = blocks.filter(has_text=text)
+    inner = pg.get_by_test_id("stVerticalBlock")
+    for text in texts:
+        inner = inner.filter(has_text=text)
+    return blocks.filter(has_not=inner).first
+
+
+def _commit(pg, field, value: str) -> None:  # noqa: ANN001
+    """Type into a text input or area and apply it (Enter, or Ctrl+Enter in an area)."""
+    field.fill(value)
+    field.press("Control+Enter" if field.evaluate("e => e.tagName") == "TEXTAREA" else "Enter")
+    settle(pg)
+
+
+JOB_WAIT = 600_000  # ms: a real evaluation process of 34 episodes on a loaded two-core machine
+
+
+def test_the_analysts_loop_with_a_real_reevaluation_job(server, page) -> None:  # noqa: ANN001
+    """Failed trace → diagnosis → planned operation → candidate → edit → approve → register →
+    re-evaluate (a real `docschisel eval --against` process with the sample's doc-reading model) →
+    the card's TS/TC against the old docs and the flipped tasks → one flipped task side by side."""
+    from playwright.sync_api import expect
+
+    base, path = server
+    wh = Warehouse(path)
+    tool = "shop.order"
+    run_id = wh.rows("SELECT run_id FROM runs WHERE kind = 'optimize' ORDER BY created_at LIMIT 1")[0][0]
+    episode, iteration = wh.rows(
+        "SELECT d.episode_id, d.iteration FROM diagnoses d JOIN episodes e USING (episode_id) "
+        "WHERE d.run_id = ? AND d.tool = ? AND d.doc_related AND NOT e.success "
+        "AND d.diagnosis_id IN (SELECT diagnosis_id FROM plans WHERE scope = 'trace') "
+        "AND d.iteration = (SELECT iteration FROM candidates WHERE run_id = d.run_id AND tool = d.tool "
+        "                   ORDER BY val_ts DESC, iteration DESC LIMIT 1) "  # the candidate that validated
+        "ORDER BY e.task_id LIMIT 1",
+        [run_id, tool],
+    )[0]
+
+    # a failed trace and its diagnosis
+    visit(page, base, f"traces?episode={episode}", "Traces")
+    page.get_by_role("heading", name="Diagnoses").wait_for()
+    shoot(page, "10-loop-failed-trace")
+    _follow(
+        page,
+        page.get_by_role("link", name=re.compile("Its diagnosis, planned operations and candidate")).first,
+    )
+    page.get_by_role("heading", name="Diagnoses & plans", level=1).wait_for()
+    assert f"run={run_id}" in page.url and f"iteration={iteration}" in page.url
+    drawn(page)
+
+    # the diagnosis of that trace comes first, with its planned operations and the candidate they produced
+    card = _card(page, "the trace you came from", "Planned:")
+    expect(card).to_contain_text("Implicated fields")
+    shoot(page, "11-loop-diagnosis-plan")
+    review = card.get_by_role("link", name=re.compile("diff & review"))
+    candidate = urllib.parse.parse_qs(urllib.parse.urlparse(review.get_attribute("href")).query)["b"][0]
+    _follow(page, review)
+
+    # the candidate: edit a field, save it as a new version
+    page.get_by_role("heading", name="Doc review", level=1).wait_for()
+    assert f"b={candidate}" in page.url
+    page.get_by_role("tab", name="Edit").click()
+    constraint = page.get_by_label("IC · Invocation Constraint")
+    _commit(page, constraint, f"{constraint.input_value()} Order at most 100 units per request.".strip())
+    _commit(page, page.get_by_label("Why this edit"), "the shop caps orders")
+    page.get_by_role("button", name="Save as new version").click()
+    settle(page)
+    expect(page).not_to_have_url(re.compile(f"b={candidate}"), timeout=SLOW)
+    edited = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["b"][0]
+    assert wh.rows("SELECT parent_doc_id FROM doc_versions WHERE doc_id = ?", [edited])[0][0] == candidate
+
+    # approve the edited version
+    page.get_by_role("tab", name="Decide").click()
+    _commit(
+        page, page.get_by_label("Reason (kept in the audit trail)"), "states the format, quantity and cap"
+    )
+    page.get_by_role("button", name="Approve").click()
+    settle(page)
+    page.get_by_text(f"Approved {edited[:8]}").first.wait_for()
+    shoot(page, "12-loop-edited-and-approved")
+
+    # register the reviewed set: it starts from the tool's own original set, with the edited doc in it
+    page.get_by_role("tab", name="Export approved set").click()
+    _commit(page, page.get_by_label("Name of the reviewed set"), "reviewed order docs")
+    page.get_by_role("button", name="Register doc set").click()
+    settle(page)
+    done = page.get_by_text(re.compile(r"Registered doc set \S+ — evaluate it"))
+    done.wait_for()
+    registered = re.search(r"Registered doc set (\S+)", done.inner_text()).group(1).strip("`")
+    members = dict(wh.rows("SELECT tool, doc_id FROM doc_set_members WHERE docset_id = ?", [registered]))
+    assert members[tool] == edited
+    old = wh.rows("SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'sample-shop'")[
+        0
+    ][0]
+    shoot(page, "13-loop-registered")
+    page.get_by_role("link", name="Re-evaluate it").click()
+    page.get_by_role("heading", name="Re-evaluation", level=1).wait_for()
+    settle(page)
+
+    # re-evaluate: the form opens on the new set, against the docs it replaces, with the sample's model
+    assert f"docset={registered}" in page.url
+    expect(page.get_by_role("combobox", name="Doc set")).to_have_value(re.compile(registered[:8]))
+    expect(page.get_by_role("combobox", name="Compare against")).to_have_value(re.compile(old[:8]))
+    _choose(page, "Model", "scripted/sample-doc-reader")
+    page.get_by_role("button", name="Start evaluation").click()
+    settle(page)
+    job_id = wh.rows(
+        "SELECT job_id FROM jobs WHERE kind = 'eval' AND json_extract_string(params, '$.docset') = ?",
+        [registered],
+    )[0][0]
+
+    # the job's own card, refreshed live, ends with TS/TC against the old docs and the flipped tasks
+    card = _card(page, job_id)
+    expect(card).to_contain_text(f"against docs {old[:8]}", timeout=JOB_WAIT)
+    state = jobs.job_state(wh, job_id)
+    assert state.status == "done" and state.done == state.total, jobs.log_tail(wh, job_id)
+    text = card.inner_text()
+    assert re.search(r"TS [\d.]+% → [\d.]+%", text) and re.search(r"TC [\d.]+% → [\d.]+%", text), text
+    fixed = int(re.search(r"(\d+) fixed", text).group(1))
+    assert fixed > 0 and re.search(r"\d+ broken", text), text  # the edited order docs fix order tasks
+    shoot(page, "14-loop-job-card")
+
+    # one flipped task side by side, the doc diff above it
+    card.get_by_role("link", name="Compare with the old docs, task by task").click()
+    settle(page)
+    page.get_by_role("heading", name=f"Run comparison · job {job_id}").wait_for()
+    page.get_by_text(f"Fixed: pass more often with the new docs ({fixed})").wait_for()
+    from core.ui.views.runcompare import comparison_of
+
+    flipped = list(comparison_of(str(path), state).flipped("fixed")["task_id"])
+    order = next(t for t in flipped if t.startswith("order"))  # a task of the edited tool
+    _choose(page, "Task side by side", order)
+    page.get_by_text(f"{order} under the two doc versions").wait_for()
+    page.get_by_text(re.compile(r"Doc diff · \d+ tool\(s\) this task can use")).wait_for()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text(tool, exact=True).first).to_be_visible()
+    expect(main.get_by_text("failed", exact=True).first).to_be_visible()
+    expect(main.get_by_text("success", exact=True).first).to_be_visible()
+    assert f"task={order}" in page.url
+    shoot(page, "15-loop-one-task-side-by-side")
