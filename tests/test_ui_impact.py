@@ -32,6 +32,23 @@ def test_bars_carry_n_and_panels_default_to_the_dimension_that_varies() -> None:
     assert pooled.loc[0, "n_label"] == "n=20×3" and pooled.loc[0, "cells"] == 2
 
 
+def test_a_bar_is_marked_when_every_cells_paired_interval_excludes_zero() -> None:
+    from core.ui.charts import field_impact
+
+    up = _rows(delta_pp=6.0, ci_low=2.0, ci_high=10.0)
+    spans = _rows(domain="calendar", delta_pp=1.0, ci_low=-3.0, ci_high=5.0)
+    down = _rows(domain="email", delta_pp=-8.0, ci_low=-12.0, ci_high=-1.0)
+    agg = _aggregate(pd.concat([up, spans, down], ignore_index=True), "domain").set_index("domain")
+    assert agg["significant"].to_dict() == {"shop": True, "calendar": False, "email": True}
+    assert not _aggregate(_rows(), None).loc[0, "significant"]  # the interval touches 0: not excluded
+    assert not _aggregate(pd.concat([up, spans], ignore_index=True), None).loc[0, "significant"]
+    assert not _aggregate(pd.concat([up, down], ignore_index=True), None).loc[0, "significant"]
+    assert _aggregate(pd.concat([down, down], ignore_index=True), None).loc[0, "significant"]
+    fig = field_impact(agg.reset_index(), "domain")
+    texts = sorted(t for bar in fig.data for t in bar.text)
+    assert texts == ["n=12×3", "n=12×3 *", "n=12×3 *"]
+
+
 def test_small_n_is_flagged_and_a_running_study_shows_its_progress(tmp_path: Path) -> None:
     path = tmp_path / "wh.duckdb"
     seeded_copy(path)

@@ -40,10 +40,20 @@ def _style(fig: go.Figure, height: int) -> go.Figure:
     return fig
 
 
+def _bar_labels(part: pd.DataFrame) -> list[str] | None:
+    """Each bar's `n_label`, with `*` when it is `significant`."""
+    if "n_label" not in part and "significant" not in part:
+        return None
+    labels = part["n_label"] if "n_label" in part else pd.Series("", index=part.index)
+    marks = part["significant"] if "significant" in part else pd.Series(False, index=part.index)
+    return [f"{n} *".strip() if bool(m) else str(n) for n, m in zip(labels, marks, strict=True)]
+
+
 def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
     """ΔTS per field (pp) with error bars; added fields red, removed fields black (ticks and bars).
 
-    `df` has one row per (facet value, field, operation) with delta_pp, ci_low, ci_high.
+    `df` has one row per (facet value, field, operation) with delta_pp, ci_low, ci_high (and
+    optionally n_label and significant, written on the bar).
     """
     groups = [(None, df)] if not facet else [(k, g) for k, g in df.groupby(facet, sort=True)]
     fig = make_subplots(
@@ -77,8 +87,9 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
                         thickness=1.2,
                         width=4,
                     ),
-                    # n on each bar: tasks × repeats behind the mean, so a +0.0 from 4 tasks reads as such
-                    text=part["n_label"] if "n_label" in part else None,
+                    # n on each bar: tasks × repeats behind the mean, so a +0.0 from 4 tasks reads as such;
+                    # * when the paired bootstrap interval excludes 0 (`significant`)
+                    text=_bar_labels(part),
                     textposition="outside",
                     textfont={"size": 10, "color": "#57606a"},
                     cliponaxis=False,

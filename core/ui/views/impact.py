@@ -36,7 +36,11 @@ def default_facet(df: pd.DataFrame) -> str:
 def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
     """Mean over the selected study cells; error bars are the mean interval bounds around the mean."""
     keys = ([facet] if facet else []) + ["field", "operation"]
-    df = df.assign(tasks=[n_tasks(d) for d in df["detail"]] if "detail" in df else 0)
+    df = df.assign(
+        tasks=[n_tasks(d) for d in df["detail"]] if "detail" in df else 0,
+        above=df["ci_low"] > 0,  # the cell's paired bootstrap interval lies above 0 (NaN: False)
+        below=df["ci_high"] < 0,
+    )
     out = df.groupby(keys, as_index=False).agg(
         delta_pp=("delta_pp", "mean"),
         ci_low=("ci_low", "mean"),
@@ -48,7 +52,12 @@ def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
         docset_id=("docset_id", "first"),
         benchmark=("benchmark", "first"),
         tasks=("tasks", "sum"),
+        above=("above", "all"),
+        below=("below", "all"),
     )
+    # a bar is significant when the 95 % paired bootstrap interval of every cell behind it excludes 0 on
+    # the same side (one cell: its own interval); a mean of intervals is no interval, so none is made up
+    out["significant"] = out.pop("above") | out.pop("below")
     per_cell = (out["repeats"] / out["cells"]).round().astype(int)
     out["n_label"] = [
         f"n={t}×{r}" if t else f"×{r}" for t, r in zip(out["tasks"], per_cell, strict=True)
@@ -115,11 +124,13 @@ def render() -> None:
     cells = sel.groupby(list(DIMENSIONS)).ngroups
     st.caption(
         f"{cells} study cell(s) selected ({len(sel)} measurements). Bars are means over the selected cells; "
-        "error bars span the mean of the cells' 95 % intervals (paired bootstrap over tasks). Tick labels: red = field added where the "
+        "error bars span the mean of the cells' 95 % intervals (paired bootstrap over tasks); * marks a bar whose "
+        "interval excludes 0 in every cell behind it. Tick labels: red = field added where the "
         "docs lacked it, black = field removed where the docs had it."
     )
     table = agg.assign(
         name=agg["field"].map(lambda c: BY_CODE[c].name if c in BY_CODE else c),
+        sig=agg["significant"].map({True: "*", False: ""}),
         traces=[
             ui.link("traces", docset=d, benchmark=b) if isinstance(d, str) else None
             for d, b in zip(agg["docset_id"], agg["benchmark"], strict=True)
@@ -132,6 +143,7 @@ def render() -> None:
         "delta_pp",
         "ci_low",
         "ci_high",
+        "sig",
         "base_ts",
         "variant_ts",
         "tasks",
@@ -149,6 +161,9 @@ def render() -> None:
             "delta_pp": st.column_config.NumberColumn("ΔTS (pp)", format="%+.1f"),
             "ci_low": st.column_config.NumberColumn("CI low", format="%+.1f"),
             "ci_high": st.column_config.NumberColumn("CI high", format="%+.1f"),
+            "sig": st.column_config.TextColumn(
+                "Sig.", width=50, help="* the 95 % paired bootstrap interval excludes 0 in every cell"
+            ),
             "base_ts": st.column_config.NumberColumn("TS original", format="percent"),
             "variant_ts": st.column_config.NumberColumn("TS variant", format="percent"),
             "tasks": st.column_config.NumberColumn("Tasks", help="tasks measured, summed over the cells"),
