@@ -558,3 +558,67 @@ def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse
     assert "shop.order(" not in ug
     # without the failed tasks it falls back to the description
     assert "Prefer this tool over shop.quote" in Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")
+
+
+def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(warehouse) -> None:
+    """ "Refine IPT harmful against wrong_value on another tool" must not drop Refine IPT for a format failure."""
+    from core.chisel.engines.evidence import EvidenceEngine
+    from core.chisel.memory import OTHER_CLASS_WEIGHT, OTHER_TOOL_WEIGHT, DomainMemory
+    from core.chisel.types import MemoryEntry
+
+    def remembered(failure_class: str, tool: str) -> DomainMemory:
+        memory = DomainMemory("shop")
+        memory.add(
+            "planning",
+            MemoryEntry(
+                text="Refine IPT: harmful",
+                tool=tool,
+                iteration=1,
+                failure_class=failure_class,
+                fields=["IPT"],
+                op="Refine",
+                outcome="harmful",
+                delta=-0.1,
+                count=3,
+            ),
+        )
+        memory.add(
+            "generation",
+            MemoryEntry(
+                text="Refine IPT broke 2 tasks",
+                tool=tool,
+                iteration=1,
+                failure_class="",
+                fields=["IPT"],
+                op="Refine",
+                outcome="regression",
+                delta=0.0,
+                count=2,
+            ),
+        )
+        return memory
+
+    elsewhere = remembered("wrong_value", "shop.quote")
+    stats, broke = elsewhere.evidence_for("Refine", "IPT", {"wrong_format"}, "shop.order")
+    assert stats["harmful"] == OTHER_CLASS_WEIGHT * 3 and broke == OTHER_TOOL_WEIGHT * 2
+    here = remembered("wrong_format", "shop.order")
+    stats, broke = here.evidence_for("Refine", "IPT", {"wrong_format"}, "shop.order")
+    assert stats["harmful"] == 3 and broke == 2
+
+    gold = [Call("shop.order", {"item": "item2", "qty": 3, "date": "2024-02-03"})]
+    trace = _trace(
+        [{"tool": "shop.order", "args": {"item": "item2", "qty": 3, "date": "2024/02/03"}, "output": "ok"}]
+    )
+    engine = EvidenceEngine()
+    considered = {}
+    for label, memory in (("elsewhere", elsewhere), ("here", here)):
+        ctx = _shop_ctx(warehouse)
+        ctx.gt.calls = lambda task_id, purpose: gold  # type: ignore[method-assign]
+        d = engine.diagnose(ctx, trace, memory)
+        assert d.failure_class == "wrong_format", d
+        merged = engine.merge(ctx, [engine.plan(ctx, d, memory)], [d], memory)
+        considered[label] = ("Refine", "IPT") in [o.key() for o in merged.operations] or any(
+            n.startswith("deferred") and "Refine IPT" in n for n in merged.notes
+        )
+    # the same failure class on the same tool is real evidence against it; elsewhere it is not
+    assert considered == {"elsewhere": True, "here": False}

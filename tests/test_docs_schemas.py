@@ -317,3 +317,35 @@ def test_an_mcp_output_schema_follows_the_returns() -> None:
     assert (
         render_mcp(described)["outputSchema"]["properties"]["result"]["description"] == "The new note's id."
     )
+
+
+def test_a_shape_written_as_a_type_becomes_a_schema_the_grammar_enforces() -> None:
+    """`list[{"name": "a" | "b", "value": str}]` (how Refine IPT states a structure) is a real schema."""
+    from core.docs.types import type_to_schema
+    from core.llm.grammar import tool_call_grammar
+
+    shape = 'list[{"name": "blood_pressure" | "heart_rate", "value": str, "unit"?: str}]'
+    schema = type_to_schema(shape)
+    assert schema == {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"enum": ["blood_pressure", "heart_rate"]},
+                "value": {"type": "string"},
+                "unit": {"type": "string"},
+            },
+            "required": ["name", "value"],
+        },
+    }
+    assert type_to_schema('{"a": int, "b": list[str]') is None  # unclosed: not a type
+    assert type_to_schema("{'a': int}")["properties"] == {"a": {"type": "integer"}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "rec",
+            "parameters": {"type": "object", "properties": {"data": schema}, "required": ["data"]},
+        },
+    }
+    grammar = tool_call_grammar([tool], "required")
+    assert '"\\"blood_pressure\\""' in grammar and '"\\"value\\""' in grammar

@@ -23,6 +23,9 @@ from typing import Any
 from core.chisel.types import MemoryEntry
 
 KINDS: tuple[str, ...] = ("diagnosis", "planning", "generation")
+# How much an outcome against another failure class, or a regression on another tool, counts.
+OTHER_CLASS_WEIGHT = 0.25
+OTHER_TOOL_WEIGHT = 0.25
 
 
 def _key(e: MemoryEntry) -> tuple:
@@ -94,12 +97,47 @@ class DomainMemory:
                     counts[f] = counts.get(f, 0) + weight * e.count
         return sorted(counts, key=lambda f: (-counts[f], f))
 
-    def regressions(self, op: str, code: str) -> int:
+    def regressions(self, op: str, code: str, tool: str | None = None) -> int:
+        """Tasks an operation broke in this domain (only on `tool`'s tasks when given)."""
         return sum(
             e.count
             for e in self.entries["generation"]
-            if e.outcome == "regression" and e.op == op and code in e.fields
+            if e.outcome == "regression"
+            and e.op == op
+            and code in e.fields
+            and (tool is None or e.tool == tool)
         )
+
+    def evidence_for(
+        self, op: str, code: str, classes: Iterable[str], tool: str
+    ) -> tuple[dict[str, float], float]:
+        """Outcome counts and regressions of an operation, weighted by how close they are to this case.
+
+        Why: a memory entry says how an operation did against one failure
+        class on one tool. "Refine IPT against wrong_value on ModifyRegistration:
+        harmful" is weak evidence about Refine IPT against wrong_format on
+        RecordHealthData, and counted at full weight it vetoed the one
+        operation that case needed. Outcomes for the same failure classes
+        count fully, other classes' at OTHER_CLASS_WEIGHT; regressions on the
+        same tool fully, on other tools at OTHER_TOOL_WEIGHT.
+        """
+        classes = sorted({c for c in classes if c})
+        everywhere = self.op_stats(op, code)
+        if classes:
+            same = {k: 0.0 for k in everywhere}
+            for c in classes:
+                for k, v in self.op_stats(op, code, c).items():
+                    same[k] += v
+            same = {k: min(v, everywhere[k]) if k != "delta" else v for k, v in same.items()}
+        else:
+            same = dict(everywhere)
+        stats = {
+            k: same[k] + OTHER_CLASS_WEIGHT * max(0.0, everywhere[k] - same[k]) if k != "delta" else same[k]
+            for k in everywhere
+        }
+        own = self.regressions(op, code, tool)
+        regressions = own + OTHER_TOOL_WEIGHT * (self.regressions(op, code) - own)
+        return stats, regressions
 
     def render(self, kind: str, limit: int = 20) -> str:
         """Readable lines for prompts and the dashboard."""

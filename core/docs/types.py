@@ -126,6 +126,9 @@ class _TypeParser:
         parts = [self.atom()]
         while self._eat("|"):
             parts.append(self.atom())
+        if len(parts) > 1 and all(set(p) == {"enum"} for p in parts):
+            # `"a" | "b"` (how a shape states an argument's allowed values) is one enumeration
+            return {"enum": [v for p in parts for v in p["enum"]]}
         return parts[0] if len(parts) == 1 else {"anyOf": parts}
 
     def _args(self, close: str) -> list[dict[str, Any]]:
@@ -138,6 +141,13 @@ class _TypeParser:
 
     def atom(self) -> dict[str, Any]:
         self._ws()
+        if self.s.startswith("{", self.i):
+            return self._object()
+        if self.i < len(self.s) and self.s[self.i] in "\"'":
+            end = self._skip_string(self.i, self.s[self.i])
+            values = _literal_values("[" + self.s[self.i : end] + "]")
+            self.i = end
+            return {"enum": values}
         m = _NAME.match(self.s, self.i)
         if not m:
             raise _Unparsable(self.s)
@@ -170,6 +180,35 @@ class _TypeParser:
         if fmt and kind == "string":
             schema["format"] = fmt.group(1)
             self.i += fmt.end()
+        return schema
+
+    def _object(self) -> dict[str, Any]:
+        """`{"key": T, "other"?: T}`: an object shape, `?` marking a key some values lack."""
+        self.i += 1
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        if self._eat("}"):
+            return {"type": "object"}
+        while True:
+            self._ws()
+            if self.i >= len(self.s) or self.s[self.i] not in "\"'":
+                raise _Unparsable(self.s)
+            end = self._skip_string(self.i, self.s[self.i])
+            key = _literal_values("[" + self.s[self.i : end] + "]")[0]
+            self.i = end
+            optional = self._eat("?")
+            if not self._eat(":") or not isinstance(key, str):
+                raise _Unparsable(self.s)
+            props[key] = self.union()
+            if not optional:
+                required.append(key)
+            if self._eat("}"):
+                break
+            if not self._eat(","):
+                raise _Unparsable(self.s)
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if required:
+            schema["required"] = required
         return schema
 
     def _literal(self) -> dict[str, Any]:

@@ -269,7 +269,9 @@ class EvidenceEngine:
             )
             if op.op == "Remove" and op.field in copied:
                 score += 1.5  # direct evidence: the agent copied this field's values into its calls
-            stats = memory.op_stats(op.op, op.field)
+            stats, broke = memory.evidence_for(
+                op.op, op.field, {classes_by_ep.get(e, "") for e in op.support}, ctx.tool
+            )
             total = stats["effective"] + stats["harmful"] + stats["neutral"]
             score += 2.0 * (stats["effective"] - 1.5 * stats["harmful"]) / (total + 1)
             prior = ctx.priors.get(op.key())
@@ -277,7 +279,7 @@ class EvidenceEngine:
                 # the measured effect counts until this domain's own statistics take over
                 score += PRIOR_WEIGHT * prior.value / (total + 1)
                 op = op.model_copy(update={"reason": f"{op.reason}; {prior.reason()}"[:400]})
-            score -= 0.5 * memory.regressions(op.op, op.field)
+            score -= 0.5 * broke
             for rec in ctx.history:
                 if (op.op, op.field) in rec.operations:
                     score += {"effective": 1.0, "harmful": -1.5}.get(rec.outcome, -0.25)
