@@ -21,6 +21,7 @@ rewriting them would corrupt stored traces.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -50,21 +51,21 @@ KEY_SHAPES = re.compile(
         )
     )
 )
+# No key shape matches fewer characters (Slack's `xoxb-` and ten more): a shorter cell, and most
+# cells are ids, kinds and numbers, skips the search. tests/test_sandbox.py checks the number.
+SHORTEST_KEY_SHAPE = 15
 
 
 def secret_env_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of environment variables whose names look secret, longest first."""
     env = os.environ if environ is None else environ
-    values = {
-        v
-        for k, v in env.items()
-        if v and len(v) >= MIN_SECRET_LEN and k not in NOT_SECRET and SECRET_NAME.search(k)
-    }
+    values = {v for k, v in env.items() if v and len(v) >= MIN_SECRET_LEN and is_secret_name(k)}
     return sorted(values, key=len, reverse=True)
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """Whether an environment variable of this name is treated as a secret."""
+    """Whether an environment variable of this name is treated as a secret (remembered per name)."""
     return name not in NOT_SECRET and bool(SECRET_NAME.search(name))
 
 
@@ -94,7 +95,7 @@ class Redactor:
         for s in self.secrets:
             if s in value:
                 value = value.replace(s, MARK)
-        if KEY_SHAPES.search(value):
+        if len(value) >= SHORTEST_KEY_SHAPE and KEY_SHAPES.search(value):
             value = KEY_SHAPES.sub(MARK, value)
         return value
 

@@ -137,6 +137,16 @@ def test_redaction_of_env_values_and_key_shapes() -> None:
     assert r.text(fake_api_bank) == fake_api_bank  # task data that merely looks like credentials stays
 
 
+def test_no_key_shape_is_shorter_than_the_length_below_which_cells_skip_the_search() -> None:
+    import re
+
+    from core.redaction import KEY_SHAPES, SHORTEST_KEY_SHAPE
+
+    assert re._parser.parse(KEY_SHAPES.pattern).getwidth()[0] == SHORTEST_KEY_SHAPE
+    r = Redactor()
+    assert r.text("xoxb-0123456789") == MARK  # the shortest shape is still redacted
+
+
 def test_job_logs_are_redacted_on_their_way_to_disk() -> None:
     from core.jobs import _pump
 

@@ -290,23 +290,14 @@ class Writes(Store):
             ids = [r["episode_id"] for r in ep_rows]
             for i in range(0, len(ids), 5000):
                 chunk = ids[i : i + 5000]
-                existing |= {
-                    r[0]
-                    for r in con.execute(
-                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
-                        f"AND NOT {LEGACY_INFRA_SQL}",
-                        [chunk],
-                    ).fetchall()
-                }
+                stored = con.execute(
+                    f"SELECT episode_id, {LEGACY_INFRA_SQL} FROM episodes "
+                    "WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+                    [chunk],
+                ).fetchall()
+                existing |= {eid for eid, is_legacy in stored if not is_legacy}
                 # a legacy infrastructure failure under the same id gives way to the real episode
-                legacy = [
-                    r[0]
-                    for r in con.execute(
-                        "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
-                        f"AND {LEGACY_INFRA_SQL}",
-                        [chunk],
-                    ).fetchall()
-                ]
+                legacy = [eid for eid, is_legacy in stored if is_legacy]
                 for table in ("events", "episodes") if legacy else ():
                     con.execute(
                         f"DELETE FROM {table} WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))", [legacy]
