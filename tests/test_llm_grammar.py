@@ -164,3 +164,35 @@ def test_an_untyped_list_argument_may_hold_objects():
     assert "json-0" in array_rule  # the items are free values from depth 0 ...
     assert "object-0" in rules["json-0"]  # ... which include objects
     assert "json-1" in rules["object-0"] and "object" not in rules["json-2"]  # bounded: scalars at the bottom
+
+
+def test_a_date_time_format_in_the_schema_is_held_by_the_grammar():
+    """`format` "%Y-%m-%d %H:%M:%S" (or "date", "date-time"): digits and separators, nothing else."""
+    from llama_cpp import LlamaGrammar
+
+    from core.llm.grammar import format_template
+
+    assert format_template("%Y-%m-%d %H:%M:%S") == "YYYY-MM-DD HH:MM:SS"
+    assert format_template("date") == "YYYY-MM-DD" and format_template("HH:MM") == "HH:MM"
+    assert format_template("an email address") is None and format_template("MM/DD") is None
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "query",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "start": {"type": "string", "format": "YYYY-MM-DD HH:MM:SS"},
+                    "email": {"type": "string", "format": "email"},
+                },
+                "required": ["start", "email"],
+            },
+        },
+    }
+    grammar = tool_call_grammar([tool], "required")
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().splitlines())
+    assert rules["format-yyyy-mm-dd-hh-mm-ss"] == (
+        '"\\"" [0-9]{4} "-" [0-9]{2} "-" [0-9]{2} " " [0-9]{2} ":" [0-9]{2} ":" [0-9]{2} "\\""'
+    )
+    assert "format-yyyy-mm-dd-hh-mm-ss" in rules["args-0"] and "string-80" in rules["args-0"]
+    LlamaGrammar.from_string(grammar, verbose=False)

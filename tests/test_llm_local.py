@@ -163,3 +163,31 @@ def test_prefix_reuse_gives_the_same_replies_as_a_cold_context(model, monkeypatc
         c = cold[i % len(requests)]
         assert (r.content, [t.raw for t in r.tool_calls]) == (c.content, [t.raw for t in c.tool_calls]), i
     assert rt.states.stats.tokens_saved > before, "the repeated requests restored kept states"
+
+
+@pytest.mark.parametrize("model", FAST)
+def test_a_date_format_in_the_schema_holds_the_model_to_it(model):
+    """Prose says "10 AM on March 5th"; the schema's format makes the reply `2023-03-05 10:00:00`-shaped."""
+    import re
+
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "record_blood_pressure",
+            "description": "Record a blood pressure reading.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "time": {"type": "string", "format": "%Y-%m-%d %H:%M:%S"},
+                    "value": {"type": "string"},
+                },
+                "required": ["time", "value"],
+            },
+        },
+    }
+    query = "Record my blood pressure of 120/80 taken at 10 AM on March 5th 2023."
+    result = complete(
+        model, [{"role": "user", "content": query}], tools=[tool], tool_choice="required", cache=False
+    )
+    (call,) = result.tool_calls
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", call.arguments["time"]), call.arguments

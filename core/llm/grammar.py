@@ -39,6 +39,39 @@ _BASE_RULES = {
 }
 
 
+# Date and time formats a string schema may state (`format`), as templates of digit fields.
+_STANDARD_FORMATS = {"date": "YYYY-MM-DD", "time": "HH:MM:SS", "date-time": "YYYY-MM-DDTHH:MM:SS"}
+_STRFTIME = {"%Y": "YYYY", "%m": "MM", "%d": "DD", "%H": "HH", "%M": "MM", "%S": "SS"}
+_FIELDS = {"YYYY": "[0-9]{4}", "MM": "[0-9]{2}", "DD": "[0-9]{2}", "HH": "[0-9]{2}", "SS": "[0-9]{2}"}
+_TEMPLATE_PART = re.compile(r"YYYY|MM|DD|HH|SS|[-/ :T.]")
+
+
+def format_template(fmt: str) -> str | None:
+    """The digit template of a date/time `format` ("YYYY-MM-DD HH:MM:SS", "%Y-%m-%d", "date"), else None.
+
+    Why: a doc that states "Format: %Y-%m-%d %H:%M:%S" in prose is still
+    answered with "2023-03-01" or "10:00 AM" by a small model; when the
+    parameter's type carries the format, the grammar can hold the model to it.
+    Only unambiguous digit templates are enforced; anything else ("an email
+    address", "uri") stays documentation.
+    """
+    text = fmt.strip()
+    for code, part in _STRFTIME.items():
+        text = text.replace(code, part)
+    text = _STANDARD_FORMATS.get(text, text)
+    parts = _TEMPLATE_PART.findall(text)
+    if "".join(parts) != text or not any(p in ("YYYY", "HH") for p in parts):
+        return None
+    return text
+
+
+def _format_body(template: str, iso_tail: bool) -> str:
+    body = " ".join(_FIELDS.get(p) or _literal(p) for p in _TEMPLATE_PART.findall(template))
+    if iso_tail:  # RFC 3339 date-time: optional fraction and zone
+        body += ' ("." [0-9]{1,6})? ("Z" | [+-] [0-9]{2} ":" [0-9]{2})?'
+    return f'"\\"" {body} "\\""'
+
+
 def _literal(text: str) -> str:
     """A GBNF string literal matching `text` exactly."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
@@ -107,6 +140,10 @@ class GrammarBuilder:
             alts = [self.schema_rule({**schema, "type": k}, f"{hint}-{k}", depth) for k in kind]
             return self.add(hint, " | ".join(alts))
         if kind == "string":
+            fmt = schema.get("format")
+            template = format_template(fmt) if isinstance(fmt, str) else None
+            if template:
+                return self.add(f"format-{template}", _format_body(template, fmt.strip() == "date-time"))
             cap = schema.get("maxLength")
             cap = min(int(cap), self.string_cap) if isinstance(cap, int) else self.string_cap
             return self.string_rule(cap, min(int(schema.get("minLength", 0) or 0), cap))

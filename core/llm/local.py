@@ -41,7 +41,9 @@ from core.llm.weights import LocalModelUnavailable
 
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
-GRAMMAR_VERSION = "g6"  # g6: untyped values nest relative to themselves (lists of objects)
+GRAMMAR_VERSION = (
+    "g7"  # g7: date/time formats of string schemas enforced; g6: untyped values nest relative to themselves
+)
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256

@@ -35,7 +35,8 @@ from core.docs import Param, ToolDoc
 _FORMATS: tuple[tuple[str, str], ...] = (
     (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", "YYYY-MM-DD HH:MM:SS"),
     (r"\d{4}-\d{2}-\d{2}", "YYYY-MM-DD"),
-    (r"\d{2}:\d{2}(:\d{2})?", "HH:MM"),
+    (r"\d{2}:\d{2}:\d{2}", "HH:MM:SS"),
+    (r"\d{2}:\d{2}", "HH:MM"),
     (r"[^@\s]+@[^@\s]+\.[A-Za-z]+", "an email address"),
     (r"-?\d+", "an integer"),
     (r"-?\d+\.\d+", "a decimal number"),
