@@ -37,6 +37,7 @@ from core.warehouse import Episode, Warehouse
 Progress = Callable[[int, int, str], None]
 FLUSH_S = 0.5
 FLUSH_EPISODES = 32
+CLAIM_S = 2.0  # episodes claimed at once: about this many seconds of work (see run)
 WAIT_POLL_S = 0.5  # how often a run waiting for another run's episodes looks again
 MAX_CONSECUTIVE_INFRA = 8  # infrastructure failures in a row that stop a run (the provider is down)
 CANCEL_POLL_S = 0.5  # while episodes are in flight, how often a cancellable run asks whether to stop
@@ -191,7 +192,11 @@ def run(
     queue = list(todo)
     ready: list[tuple[str, Task, int]] = []
     waiting: list[tuple[str, Task, int]] = []
-    chunk = max(4, 2 * max(1, concurrency))
+    # Claims are small, so identical runs started together split the work finely, but cover
+    # about CLAIM_S of work at the pace seen so far (at most FLUSH_EPISODES): a claim is a
+    # transaction, and with a fast model one per few episodes cost a millisecond per step.
+    base_chunk = chunk = max(4, 2 * max(1, concurrency))
+    last_claim = 0.0
 
     def claim(items: list[tuple[str, Task, int]]) -> None:
         """Claim `items`: ours go to `ready`, stored ones are reused, held ones wait."""
@@ -227,6 +232,11 @@ def run(
                 if not ready:
                     if not queue:
                         break
+                    t = time.monotonic()
+                    if last_claim:
+                        pace = chunk / max(t - last_claim, 1e-3)  # episodes per second
+                        chunk = max(base_chunk, min(FLUSH_EPISODES, int(pace * CLAIM_S)))
+                    last_claim = t
                     claim(queue[:chunk])
                     del queue[:chunk]
                     continue
