@@ -432,6 +432,23 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     newest_first = [stored("c3", ["finance"], 5), stored("c2", ["health"], 3), stored("c1", ["finance"], 3)]
     current, older = current_comparisons(newest_first)
     assert [c.compare_id for c in current] == ["c3", "c2"] and older == ["c1"]
+    # a re-run after DocsChisel itself changed measures another method: both stay
+    revised = stored("c4", ["finance"], 3)
+    revised.dc_algorithm = "docschisel-7"
+    for c in newest_first:
+        c.dc_algorithm = "docschisel-6"
+    current, older = current_comparisons([revised, *newest_first])
+    assert [c.compare_id for c in current] == ["c4", "c3", "c2"] and older == ["c1"]
+
+
+def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_runs(compared) -> None:
+    from core.chisel.config import ALGORITHM_VERSION
+    from core.study.compare_report import title
+
+    wh, _, _, result = compared
+    stored = stored_comparisons(wh, result.compare_id)[0]
+    assert stored.dc_algorithm == ALGORITHM_VERSION
+    assert f"DocsChisel {ALGORITHM_VERSION}" in title(stored)
 
 
 def test_spec_rejects_bad_input() -> None:

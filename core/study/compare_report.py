@@ -31,6 +31,7 @@ class StoredComparison:
     methods: pd.DataFrame = field(default_factory=pd.DataFrame)
     tests: pd.DataFrame = field(default_factory=pd.DataFrame)
     curves: pd.DataFrame = field(default_factory=pd.DataFrame)
+    dc_algorithm: str | None = None  # the DocsChisel algorithm revision behind its doc sets
 
 
 METHOD_ORDER = {"og": 0, "et": 1, "drt": 2, "dc": 3, "gepa": 4}
@@ -78,9 +79,34 @@ def stored_comparisons(warehouse, compare_id: str | None = None) -> list[StoredC
                 h.created_at,
                 json.loads(h.detail) if h.detail else {},
                 **frames,
+                dc_algorithm=_dc_algorithm(warehouse, frames["methods"]),
             )
         )
     return out
+
+
+def _dc_algorithm(warehouse, methods: pd.DataFrame) -> str | None:
+    """The algorithm revision of the optimization runs behind DocsChisel's doc sets (None: no DC method).
+
+    Why: a comparison re-run after the method changed measures a different
+    method, not the same one with more runs; results keep the two apart.
+    """
+    docsets: set[str] = set()
+    for row in methods.itertuples(index=False):
+        if not str(row.method).startswith("dc") or not row.points:
+            continue
+        points = json.loads(row.points) if isinstance(row.points, str) else row.points
+        docsets |= {p["docset_id"] for p in points if p.get("docset_id")}
+    if not docsets:
+        return None
+    found = warehouse.query(
+        """SELECT DISTINCT r.config->>'algorithm' AS algorithm FROM doc_sets d
+           JOIN runs r ON r.run_id = d.meta->>'run_id'
+           WHERE list_contains(?, d.docset_id) AND r.config->>'algorithm' IS NOT NULL""",
+        [sorted(docsets)],
+    )
+    names = sorted(str(a) for a in found["algorithm"])
+    return ",".join(names) or None
 
 
 def _pct(v: Any) -> float:
@@ -108,6 +134,7 @@ def title(c: StoredComparison) -> str:
         f"{c.benchmark} · {','.join(s.get('domains') or []) or 'all domains'} · {a.get('model')}"
         f"{f' ({runtime})' if runtime else ''} · "
         f"{a.get('paradigm')}/{a.get('doc_mode')} · {len(c.task_ids)} test tasks · "
+        f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
@@ -322,6 +349,7 @@ def _scope(c: StoredComparison) -> tuple:
         a.get("model"),
         a.get("paradigm"),
         a.get("doc_mode"),
+        c.dc_algorithm,
     )
 
 
@@ -354,6 +382,7 @@ def _pool_key(c: StoredComparison) -> tuple:
         s.get("temperature"),
         tuple(s.get("optimizer_models") or ()),
         s.get("engine"),
+        c.dc_algorithm,
     )
 
 
