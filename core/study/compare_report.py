@@ -79,34 +79,42 @@ def stored_comparisons(warehouse, compare_id: str | None = None) -> list[StoredC
                 h.created_at,
                 json.loads(h.detail) if h.detail else {},
                 **frames,
-                dc_algorithm=_dc_algorithm(warehouse, frames["methods"]),
+                dc_algorithm=_dc_algorithm(
+                    warehouse, frames["methods"], json.loads(h.detail) if h.detail else {}
+                ),
             )
         )
     return out
 
 
-def _dc_algorithm(warehouse, methods: pd.DataFrame) -> str | None:
+def _dc_algorithm(warehouse, methods: pd.DataFrame, detail: dict[str, Any]) -> str | None:
     """The algorithm revision of the optimization runs behind DocsChisel's doc sets (None: no DC method).
 
     Why: a comparison re-run after the method changed measures a different
-    method, not the same one with more runs; results keep the two apart.
+    method, not the same one with more runs; results keep the two apart. The
+    runs are the comparison's recorded producers; a doc set's own record names
+    only the run that first wrote it (a later revision may reproduce it).
     """
-    docsets: set[str] = set()
-    for row in methods.itertuples(index=False):
-        if not str(row.method).startswith("dc") or not row.points:
-            continue
-        points = json.loads(row.points) if isinstance(row.points, str) else row.points
-        docsets |= {p["docset_id"] for p in points if p.get("docset_id")}
-    if not docsets:
+    runs = {r for m, ids in (detail.get("producers") or {}).items() if m.startswith("dc") for r in ids}
+    if not runs:
+        for row in methods.itertuples(index=False):
+            if not str(row.method).startswith("dc") or not row.points:
+                continue
+            points = json.loads(row.points) if isinstance(row.points, str) else row.points
+            docsets = sorted({p["docset_id"] for p in points if p.get("docset_id")})
+            found = warehouse.query(
+                "SELECT DISTINCT meta->>'run_id' AS run_id FROM doc_sets WHERE list_contains(?, docset_id)",
+                [docsets],
+            )
+            runs |= {str(r) for r in found["run_id"] if r}
+    if not runs:
         return None
     found = warehouse.query(
-        """SELECT DISTINCT r.config->>'algorithm' AS algorithm FROM doc_sets d
-           JOIN runs r ON r.run_id = d.meta->>'run_id'
-           WHERE list_contains(?, d.docset_id) AND r.config->>'algorithm' IS NOT NULL""",
-        [sorted(docsets)],
+        """SELECT DISTINCT config->>'algorithm' AS algorithm FROM runs
+           WHERE list_contains(?, run_id) AND config->>'algorithm' IS NOT NULL""",
+        [sorted(runs)],
     )
-    names = sorted(str(a) for a in found["algorithm"])
-    return ",".join(names) or None
+    return ",".join(sorted(str(a) for a in found["algorithm"])) or None
 
 
 def _pct(v: Any) -> float:
