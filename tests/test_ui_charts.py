@@ -28,6 +28,38 @@ def test_versus_uses_mann_whitney_with_holm() -> None:
     assert stats.versus("DC", {"DC": [0.5], "OG": [0.1]})["OG"]["p"] is None
 
 
+def test_compare_marks_come_from_the_paired_test_where_the_methods_ran_the_same_tasks() -> None:
+    from core.ui.views.compare import significance
+
+    tasks = [f"t{i}" for i in range(12)]
+    outcomes = pd.DataFrame(
+        [{"method": "DC", "task_id": t, "ts": 1.0, "tc": 1.0} for t in tasks]
+        + [{"method": "OG", "task_id": t, "ts": float(i % 4 == 0), "tc": 1.0} for i, t in enumerate(tasks)]
+        + [{"method": "ET", "task_id": t, "ts": 1.0, "tc": 1.0} for t in tasks[:2]]  # too few pairs
+    )
+    paired = stats.paired_versus(
+        "DC", {m: dict(zip(g["task_id"], g["ts"], strict=True)) for m, g in outcomes.groupby("method")}
+    )
+    assert paired["ET"] is None and paired["OG"]["mark"] == "*" and paired["OG"]["paired_n"] == 12
+    assert paired["OG"]["paired_low"] > 0
+    points = pd.DataFrame(
+        {
+            "method": ["DC", "DC", "OG", "OG", "ET", "ET"],
+            "ts": [1.0, 1.0, 0.25, 0.3, 0.9, 1.0],
+            "tc": [1.0] * 6,
+        }  # fmt: skip
+    )
+    sig, marks = significance(points, "ts", outcomes)
+    rows = sig.set_index("versus")
+    assert rows.loc["DC vs OG", "test"] == "paired per task" and rows.loc["DC vs OG", "pairs"] == 12
+    assert rows.loc["DC vs OG", "paired"].startswith("+75.0 [")
+    assert rows.loc["DC vs ET", "test"] == "Mann–Whitney U" and rows.loc["DC vs ET", "paired"] == "–"
+    assert marks == {"OG": "*", "ET": stats.stars(rows.loc["DC vs ET", "p_holm"])}
+    _, tc_marks = significance(points, "tc", outcomes)
+    assert tc_marks["OG"] == "n.s."  # identical per-task outcomes: the interval is [0, 0]
+    assert significance(points, "ts")[1]["OG"] == stats.stars(rows.loc["DC vs OG", "p_holm"])  # runs only
+
+
 def test_field_impact_colours_added_red_and_removed_black() -> None:
     df = pd.DataFrame(
         [

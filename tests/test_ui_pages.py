@@ -41,6 +41,8 @@ def test_every_page_renders_on_a_seeded_warehouse(seeded: tuple[Path, dict]) -> 
     show(at, "compare")
     assert len(at.get("plotly_chart")) >= 2
     assert any("DC vs OG" in str(df.value.to_dict()) for df in at.dataframe)
+    # DC and OG ran the same test tasks: the mark comes from the paired per-task test
+    assert any("paired per task" in str(df.value.to_dict()) for df in at.dataframe)
     show(at, "diagnoses")
     assert at.selectbox(key="dg_run").value == seeded[1]["optimize_run"]
     assert len(at.get("plotly_chart")) == 1  # fields across tools; the failed traces are read as cards

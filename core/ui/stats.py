@@ -1,13 +1,15 @@
-"""Significance marks for the comparison page: Mann–Whitney U with Holm's correction.
+"""Significance marks for the comparison page: the paired per-task test where two methods ran the same
+tasks, else Mann–Whitney U over evaluation runs with Holm's correction.
 
 The study layer computes and stores the paper's statistics; this module only
 recomputes what the Compare page shows next to its box plots from the same
-points, so the marks always match what is drawn.
+episodes, so the marks always match what is drawn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from scipy.stats import mannwhitneyu
 
@@ -53,4 +55,34 @@ def versus(reference: str, groups: Mapping[str, Sequence[float]]) -> dict[str, d
         out[name] = {"u": float(res.statistic), "p": float(res.pvalue), "p_holm": None}
     for name, p in holm(raw).items():
         out[name]["p_holm"] = p
+    return out
+
+
+# Fewer tasks than this in common and the paired interval says nothing: the page falls back to the runs.
+MIN_PAIRED_TASKS = 3
+
+
+def paired_versus(
+    reference: str, tasks: Mapping[str, Mapping[str, float]]
+) -> dict[str, dict[str, Any] | None]:
+    """The paired per-task test of `reference` against every other method, on the tasks both ran.
+
+    `tasks[method][task]` is the method's mean outcome on the task. Each result is
+    `core.study.compare_rows.paired_tasks` (Δ with its 95 % bootstrap interval over
+    tasks, McNemar) plus `mark`: `*` when the interval excludes 0, `n.s.` when it
+    does not; None when fewer than MIN_PAIRED_TASKS tasks pair.
+    """
+    from core.study.compare_rows import paired_tasks
+
+    ref = tasks.get(reference, {})
+    out: dict[str, dict[str, Any] | None] = {}
+    for name, other in tasks.items():
+        if name == reference:
+            continue
+        r = paired_tasks(ref, other)
+        if r["paired_n"] < MIN_PAIRED_TASKS or r["paired_low"] is None:
+            out[name] = None
+            continue
+        excludes = r["paired_low"] > 0 or r["paired_high"] < 0
+        out[name] = {**r, "mark": "*" if excludes else "n.s."}
     return out

@@ -94,6 +94,26 @@ def compare_benchmarks(wh: Warehouse) -> pd.DataFrame:
     return df[df["method"].notna()]
 
 
+# The evaluation episodes of the methods on one benchmark and split (parameters: benchmark, split):
+# no study cells, no optimizer-internal evaluations.
+_METHOD_EPISODES = f"""
+        FROM run_episodes re JOIN episodes e USING (episode_id) JOIN doc_sets s ON s.docset_id = e.docset_id
+        JOIN runs r ON r.run_id = re.run_id
+        WHERE e.benchmark = ? AND e.split = ?
+          AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'chisel-profile', 'chisel-eval')
+          AND {NOT_STUDY}
+"""
+
+
+def _with_method(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows labelled with their method (a comparison run's own key, else the doc set's origin)."""
+    df["method"] = [
+        _compare_method(m) if isinstance(m, str) and m else method_of(o)
+        for m, o in zip(df["compare_method"], df["origin"], strict=True)
+    ]
+    return df[df["method"].notna()].drop(columns="compare_method").reset_index(drop=True)
+
+
 @cached_query
 def method_points(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
     """One point per (run, doc set, repeat): TS and TC over that evaluation's tasks."""
@@ -103,20 +123,29 @@ def method_points(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
                e."repeat", any_value(json_extract_string(r.config, '$.method')) AS compare_method,
                count(*) AS n, avg(e.success::INT) AS ts, avg(e.tool_correct::INT) AS tc,
                avg(e.tokens_in + e.tokens_out) AS tokens
-        FROM run_episodes re JOIN episodes e USING (episode_id) JOIN doc_sets s ON s.docset_id = e.docset_id
-        JOIN runs r ON r.run_id = re.run_id
-        WHERE e.benchmark = ? AND e.split = ?
-          AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'chisel-profile', 'chisel-eval')
-          AND {NOT_STUDY}
+        {_METHOD_EPISODES}
         GROUP BY s.origin, re.run_id, e.docset_id, e."repeat"
         """,
         [benchmark, split],
     )
-    df["method"] = [
-        _compare_method(m) if isinstance(m, str) and m else method_of(o)
-        for m, o in zip(df["compare_method"], df["origin"], strict=True)
-    ]
-    return df[df["method"].notna()].drop(columns="compare_method").reset_index(drop=True)
+    return _with_method(df)
+
+
+@cached_query
+def method_task_outcomes(wh: Warehouse, benchmark: str, split: str) -> pd.DataFrame:
+    """Per method and task: TS and TC over all the method's evaluation episodes of the task (the input
+    of the paired per-task test: methods pair on the tasks both ran)."""
+    df = wh.query(
+        f"""
+        SELECT s.origin, json_extract_string(r.config, '$.method') AS compare_method, e.task_id,
+               sum(e.success::INT) AS ts, sum(e.tool_correct::INT) AS tc, count(*) AS n
+        {_METHOD_EPISODES}
+        GROUP BY ALL
+        """,
+        [benchmark, split],
+    )
+    out = _with_method(df).groupby(["method", "task_id"], as_index=False)[["ts", "tc", "n"]].sum()
+    return out.assign(ts=out["ts"] / out["n"], tc=out["tc"] / out["n"])
 
 
 def _compare_method(key: str) -> str:

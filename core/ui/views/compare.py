@@ -217,35 +217,56 @@ def _open_selected(event: object, split: str) -> None:
             )
 
 
-def significance(points: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, dict[str, str]]:
+def _pp_interval(r: dict) -> str:
+    return f"{100 * r['paired_delta']:+.1f} [{100 * r['paired_low']:+.1f}, {100 * r['paired_high']:+.1f}]"
+
+
+def significance(
+    points: pd.DataFrame, metric: str, outcomes: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """DC against each method: the paired per-task test where both ran the same tasks (`outcomes`: one
+    row per method and task), else Mann–Whitney U over the evaluation runs (`points`), Holm-corrected."""
     groups = {m: list(g[metric]) for m, g in points.groupby("method")}
     if "DC" not in groups:
         return pd.DataFrame(), {}
     res = stats.versus("DC", groups)
+    per_task = (
+        {m: dict(zip(g["task_id"], g[metric], strict=True)) for m, g in outcomes.groupby("method")}
+        if outcomes is not None and not outcomes.empty
+        else {}
+    )
+    paired = stats.paired_versus("DC", per_task) if "DC" in per_task else {}
     dc = pd.Series(groups["DC"]).mean()
     rows, marks = [], {}
     for method, r in res.items():
         other = pd.Series(groups[method]).mean()
+        pr = paired.get(method)
         rows.append(
             {
                 "versus": f"DC vs {method}",
                 "dc": dc,
                 "other": other,
                 "relative": (dc - other) / other if other else None,
+                "paired": _pp_interval(pr) if pr else "–",
+                "pairs": pr["paired_n"] if pr else None,
                 "u": r["u"],
                 "p": r["p"],
                 "p_holm": r["p_holm"],
-                "mark": stats.stars(r["p_holm"]),
+                "mark": pr["mark"] if pr else stats.stars(r["p_holm"]),
+                "test": "paired per task" if pr else "Mann–Whitney U",
             }
         )
-        marks[method] = stats.stars(r["p_holm"])
+        marks[method] = rows[-1]["mark"]
     return pd.DataFrame(rows), marks
 
 
-def boxes(points: pd.DataFrame, split: str) -> None:
+def boxes(points: pd.DataFrame, split: str, outcomes: pd.DataFrame | None = None) -> None:
     c = st.columns(2)
+    tables = []
     for col, metric, label in ((c[0], "ts", "Task success (TS)"), (c[1], "tc", "Tool correctness (TC)")):
-        sig, marks = significance(points, metric)
+        sig, marks = significance(points, metric, outcomes)
+        if not sig.empty:
+            tables.append(sig.assign(metric=metric.upper()))
         with col:
             st.markdown(f"##### {label}")
             event = st.plotly_chart(
@@ -256,25 +277,47 @@ def boxes(points: pd.DataFrame, split: str) -> None:
                 config={"displaylogo": False},
             )
             _open_selected(event, split)
-            if not sig.empty:
-                st.dataframe(
-                    sig,
-                    hide_index=True,
-                    column_config={
-                        "versus": "Comparison",
-                        "dc": st.column_config.NumberColumn("DC mean", format="percent"),
-                        "other": st.column_config.NumberColumn("Other mean", format="percent"),
-                        "relative": st.column_config.NumberColumn("Relative gain", format="percent"),
-                        "u": st.column_config.NumberColumn("U", format="%.1f"),
-                        "p": st.column_config.NumberColumn("p", format="%.4f"),
-                        "p_holm": st.column_config.NumberColumn("p (Holm)", format="%.4f"),
-                        "mark": "Sig.",
-                    },
-                )
+    if tables:  # one table under both plots: the page's width holds every column
+        st.dataframe(
+            pd.concat(tables, ignore_index=True),
+            hide_index=True,
+            column_order=(
+                "metric",
+                "versus",
+                "dc",
+                "other",
+                "relative",
+                "paired",
+                "pairs",
+                "p_holm",
+                "mark",
+                "test",
+            ),  # fmt: skip
+            column_config={
+                "metric": st.column_config.TextColumn("Metric", width=60),
+                "versus": "Comparison",
+                "dc": st.column_config.NumberColumn("DC mean", format="percent"),
+                "other": st.column_config.NumberColumn("Other mean", format="percent"),
+                "relative": st.column_config.NumberColumn("Relative gain", format="percent"),
+                "paired": st.column_config.TextColumn(
+                    "Paired Δ pp [95 % CI]",
+                    help="DC − the method per task, mean over the tasks both ran, with its bootstrap "
+                    "interval over tasks",
+                ),
+                "pairs": st.column_config.NumberColumn("Tasks", help="tasks both methods ran"),
+                "p_holm": st.column_config.NumberColumn(
+                    "p (Holm)", format="%.4f", help="Mann–Whitney U over evaluation runs, Holm-corrected"
+                ),
+                "mark": "Sig.",
+                "test": "Mark from",
+            },
+        )
     st.caption(
         "Each point is one evaluation run (optimization seed × evaluation repeat). Click a point to open its "
-        "traces. Marks: Mann–Whitney U (two-sided) of DocsChisel against each method, Holm-corrected; "
-        "* p<0.05, ** p<0.01, *** p<0.001, n.s. not significant."
+        "traces. Marks of DocsChisel against each method: where both ran the same tasks, the paired per-task "
+        f"test (at least {stats.MIN_PAIRED_TASKS} tasks; * when the 95 % bootstrap interval of the per-task "
+        "difference excludes 0, n.s. when it does not); otherwise Mann–Whitney U (two-sided) over the runs, "
+        "Holm-corrected: * p<0.05, ** p<0.01, *** p<0.001, n.s. not significant."
     )
 
 
@@ -423,7 +466,7 @@ def render() -> None:
     c[2].caption(
         "Evaluation runs per method: " + " · ".join(f"{NAMES.get(m, m)} {n}" for m, n in counts.items())
     )
-    boxes(points, split)
+    boxes(points, split, q.method_task_outcomes(path, benchmark, split))
     summary(points, split, benchmark)
     efficiency(path, benchmark, points)
     curves(path, benchmark)
