@@ -162,15 +162,15 @@ def statistics(path: str) -> None:
             bench,
             hide_index=True,
             column_config={
-                "benchmark": "Benchmark",
+                "benchmark": st.column_config.TextColumn("Benchmark", width=85),  # the full name on hover
                 "tasks": "Tasks",
                 "domains": "Domains",
                 "episodes": st.column_config.NumberColumn("Episodes", format="localized"),
                 "imported": st.column_config.NumberColumn("Imported", format="localized"),
                 "models": "Models",
                 "doc_sets": "Doc sets",
-                "first": st.column_config.DatetimeColumn("First trace", format="YYYY-MM-DD"),
-                "last": st.column_config.DatetimeColumn("Last trace", format="YYYY-MM-DD"),
+                "first": st.column_config.DatetimeColumn("First trace", format="YYYY-MM-DD", width=75),
+                "last": st.column_config.DatetimeColumn("Last trace", format="YYYY-MM-DD", width=75),
             },
         )
         st.markdown("##### Domains")
@@ -187,8 +187,12 @@ def statistics(path: str) -> None:
                 "benchmark": "Benchmark",
                 "domain": "Domain",
                 "episodes": st.column_config.NumberColumn("Episodes", format="localized"),
-                "ts": st.column_config.ProgressColumn("TS", min_value=0.0, max_value=1.0, format="percent"),
-                "tc": st.column_config.ProgressColumn("TC", min_value=0.0, max_value=1.0, format="percent"),
+                "ts": st.column_config.ProgressColumn(
+                    "TS", min_value=0.0, max_value=1.0, format="percent", width=120
+                ),
+                "tc": st.column_config.ProgressColumn(
+                    "TC", min_value=0.0, max_value=1.0, format="percent", width=120
+                ),
                 "tasks": "Tasks",
                 "traces": st.column_config.LinkColumn("Traces", display_text="open"),
             },

@@ -223,10 +223,10 @@ def diagnoses_table(path: str, run_id: str, tool: str, iteration: int | None) ->
             "iteration": st.column_config.NumberColumn("Iter.", width=50),
             "task_id": "Task",
             "failure_class": "Failure class",
-            "kind": "Cause",
-            "fields": st.column_config.ListColumn("Implicated fields"),
-            "mismatch": st.column_config.TextColumn("Behaviour mismatch", width="large"),
-            "evidence": st.column_config.TextColumn("Evidence", width="large"),
+            "kind": st.column_config.TextColumn("Cause", width=90),
+            "fields": st.column_config.ListColumn("Implicated fields", width=180),
+            "mismatch": st.column_config.TextColumn("Behaviour mismatch", width=200),
+            "evidence": st.column_config.TextColumn("Evidence", width=200),
             "trace": st.column_config.LinkColumn("Trace", display_text="open"),
         },
     )
@@ -256,7 +256,14 @@ def plan_view(path: str, run_id: str, tool: str, iteration: int | None) -> None:
                 if ops.empty:
                     st.caption("Empty plan.")
                 else:
-                    st.dataframe(ops, hide_index=True)
+                    st.dataframe(
+                        ops,
+                        hide_index=True,
+                        column_config={  # long texts get a fixed width (the full text on hover)
+                            "Reason": st.column_config.TextColumn("Reason", width=300),
+                            "Content": st.column_config.TextColumn("Content", width=300),
+                        },
+                    )
 
 
 def candidates_view(path: str, run_id: str, tool: str) -> None:
@@ -374,13 +381,10 @@ def render() -> None:
     st.divider()
     st.markdown(f"##### Failed traces of `{tool}`")
     diagnoses_table(path, run_id, tool, iteration)
-    left, right = st.columns([1, 1], gap="large")
-    with left:
-        st.markdown("##### Operation plan")
-        plan_view(path, run_id, tool, iteration)
-    with right:
-        st.markdown("##### Candidate docs and their validation")
-        candidates_view(path, run_id, tool)
+    st.markdown("##### Operation plan")  # full width: a plan's reasons and contents need the room
+    plan_view(path, run_id, tool, iteration)
+    st.markdown("##### Candidate docs and their validation")
+    candidates_view(path, run_id, tool)
     domain = tools.set_index("tool").loc[tool, "domain"] if tool in set(tools["tool"]) else None
     domain = domain if isinstance(domain, str) else None
     st.markdown(f"##### Memories of domain `{domain or 'all'}`")

@@ -39,7 +39,7 @@ def by_model(path: str) -> None:
             ui.link("traces", benchmark=b, model=m) for b, m in zip(df["benchmark"], df["model"], strict=True)
         ]
     )
-    c = st.columns([3, 2], gap="large")
+    c = st.columns(1)  # the table takes the page's width, the chart goes below it
     with c[0]:
         st.dataframe(
             df,
@@ -62,21 +62,36 @@ def by_model(path: str) -> None:
                 "paradigm": "Paradigm",
                 "docs": "Docs",
                 "episodes": st.column_config.NumberColumn("Episodes", format="localized"),
-                "ts": st.column_config.ProgressColumn("TS", min_value=0.0, max_value=1.0, format="percent"),
-                "tc": st.column_config.ProgressColumn("TC", min_value=0.0, max_value=1.0, format="percent"),
+                "ts": st.column_config.ProgressColumn(
+                    "TS", min_value=0.0, max_value=1.0, format="percent", width=100
+                ),
+                "tc": st.column_config.ProgressColumn(
+                    "TC", min_value=0.0, max_value=1.0, format="percent", width=100
+                ),
                 "steps": st.column_config.NumberColumn("Steps", format="%.1f"),
                 "tokens": st.column_config.NumberColumn("Tokens", format="compact"),
                 "traces": st.column_config.LinkColumn("Traces", display_text="open"),
             },
             height=min(38 + 35 * len(df), 460),
         )
-    with c[1]:
+    with c[0]:
         top = df.groupby(["benchmark", "model", "docs"], as_index=False).agg(
             ts=("ts", "mean"), tc=("tc", "mean"), episodes=("episodes", "sum")
         )
         st.plotly_chart(
             charts.success_bars(top.nlargest(16, "episodes")), key="ov_bars", config={"displaylogo": False}
         )
+
+
+def _run_columns(name_width: int) -> dict:
+    """A run's name, benchmark, status and start, in widths that let its table fit 1280-1440 px
+    (a long name shows in full on hover)."""
+    return {
+        "name": st.column_config.TextColumn("Run", width=name_width),
+        "benchmark": st.column_config.TextColumn("Benchmark", width=90),
+        "status": st.column_config.TextColumn("Status", width=60),
+        "created_at": st.column_config.DatetimeColumn("Started", format="MM-DD HH:mm", width=95),
+    }
 
 
 def optimization(path: str) -> None:
@@ -103,18 +118,15 @@ def optimization(path: str) -> None:
             "diagnoses",
         ),
         column_config={
-            "name": st.column_config.TextColumn("Run", width="medium"),
-            "benchmark": "Benchmark",
-            "status": "Status",
-            "tools": "Tools",
-            "iterations": "Iterations",
-            "candidates": "Candidates",
-            "accepted": "Accepted",
-            "base_ts": st.column_config.NumberColumn("Val TS original", format="percent"),
-            "best_ts": st.column_config.NumberColumn("Val TS best", format="percent"),
-            "gain_pp": st.column_config.NumberColumn("Gain", format="%+.1f pp"),
-            "created_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-            "diagnoses": st.column_config.LinkColumn("Details", display_text="diagnoses & plans"),
+            **_run_columns(130),
+            "tools": st.column_config.NumberColumn("Tools", width=50),
+            "iterations": st.column_config.NumberColumn("Iterations", width=70),
+            "candidates": st.column_config.NumberColumn("Candidates", width=80),
+            "accepted": st.column_config.NumberColumn("Accepted", width=70),
+            "base_ts": st.column_config.NumberColumn("Val TS original", format="percent", width=100),
+            "best_ts": st.column_config.NumberColumn("Val TS best", format="percent", width=80),
+            "gain_pp": st.column_config.NumberColumn("Gain", format="%+.1f pp", width=60),
+            "diagnoses": st.column_config.LinkColumn("Details", display_text="diagnoses", width=80),
         },
     )
 
@@ -129,13 +141,10 @@ def activity(path: str) -> None:
             hide_index=True,
             column_order=("name", "kind", "benchmark", "status", "episodes", "created_at", "traces"),
             column_config={
-                "name": st.column_config.TextColumn("Run", width="medium"),
-                "kind": "Kind",
-                "benchmark": "Benchmark",
-                "status": "Status",
-                "episodes": "Episodes",
-                "created_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-                "traces": st.column_config.LinkColumn("Traces", display_text="open"),
+                **_run_columns(110),
+                "kind": st.column_config.TextColumn("Kind", width=70),
+                "episodes": st.column_config.NumberColumn("Episodes", width=65),
+                "traces": st.column_config.LinkColumn("Traces", display_text="open", width=54),
             },
         )
     with c[1]:
