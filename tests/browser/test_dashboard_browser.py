@@ -179,6 +179,7 @@ PAGES = [
     ("field_impact", "Field impact", "06-field-impact"),
     ("compare", "Compare methods", "07-compare"),
     ("data", "Data", "08-data"),
+    ("sops", "SOPs", "08b-sops"),
     ("re_evaluation?job=eval-browser", "Re-evaluation", "09-run-comparison"),
 ]
 
@@ -192,12 +193,74 @@ def cut_headers(pg) -> list[str]:  # noqa: ANN001
     )
 
 
+# st.dataframe draws on a canvas (glide-data-grid): its header cells are not laid out in the DOM (the
+# accessible table inside the canvas has the titles but no widths). The grid component's `columns`
+# prop has each column's title and its drawn width; a title is cut when the header's left padding plus
+# the title, measured in the header font, is wider than the column.
+GRID_COLUMNS_JS = """frame => {
+    const canvas = frame.querySelector('canvas');
+    const editor = frame.querySelector('.stDataFrameGlideDataEditor');
+    const key = Object.keys(canvas).find(k => k.startsWith('__reactFiber'));
+    let fiber = key && canvas[key];
+    while (fiber && !(Array.isArray((fiber.memoizedProps || {}).columns)
+                      && fiber.memoizedProps.columns.every(c => c && 'title' in c && typeof c.width === 'number'))) {
+      fiber = fiber.return;
+    }
+    if (!fiber || !editor) return null;
+    const css = getComputedStyle(editor);
+    const font = css.getPropertyValue('--gdg-header-font-style').trim() + ' '
+      + css.getPropertyValue('--gdg-font-family').trim();
+    const pad = parseFloat(css.getPropertyValue('--gdg-cell-horizontal-padding')) || 8;
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = font;
+    return {width: frame.querySelector('[data-testid=stDataFrameResizable]').clientWidth,
+            columns: fiber.memoizedProps.columns.map(c => ({
+              title: c.title, width: c.width, needs: Math.ceil(pad + ctx.measureText(c.title).width)}))};
+  }"""
+
+
+def cut_grid_headers(pg) -> tuple[int, list[str]]:  # noqa: ANN001
+    """(data grids read, their column titles cut by the column width or by the grid's right edge).
+
+    A grid draws its canvas only once it is scrolled into view, so each visible grid is, first."""
+    pg.evaluate("() => document.fonts.ready")
+    grids = pg.get_by_test_id("stDataFrame")
+    read, cut = 0, []
+    for i in range(grids.count()):
+        grid = grids.nth(i)
+        if not grid.is_visible():
+            continue  # in a closed expander or another tab
+        grid.scroll_into_view_if_needed()
+        grid.locator("canvas").first.wait_for(state="attached")
+        found = grid.evaluate(GRID_COLUMNS_JS)
+        assert found is not None, f"data grid {i}: its columns could not be read"
+        read += 1
+        columns = found["columns"]
+        cut += [f"{c['title']!r} needs {c['needs']} px, has {c['width']}" for c in columns
+                if c["title"] and c["needs"] > c["width"]]  # fmt: skip
+        right, edge = 0, found["width"] - 2  # the grid's border
+        for (
+            c
+        ) in columns:  # a column whose title ends past the grid's edge is cut, or hidden until scrolled to
+            if c["title"] and edge < right + c["needs"]:
+                cut.append(
+                    f"{c['title']!r} runs past the grid's right edge ({right + c['needs']} > {edge} px)"
+                )
+            right += c["width"]
+    return read, cut
+
+
 def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: ANN001
     base, _ = server
+    grids = 0
     for path, title, name in PAGES:
         visit(page, base, path, title)
         assert shoot(page, name).stat().st_size > 20_000
         assert not cut_headers(page), f"{path}: cut column headers {cut_headers(page)}"
+        read, cut = cut_grid_headers(page)
+        assert not cut, f"{path}: data grid headers cut at {WIDTH} px: {cut}"
+        grids += read
+    assert grids >= 15  # the data grids' headers were measured, not skipped
     # the run comparison: TS/TC against the old docs, the flipped tasks, one task side by side
     visit(page, base, "re_evaluation?job=eval-browser", "Re-evaluation")
     page.get_by_text("Fixed: pass more often with the new docs").wait_for()
