@@ -16,6 +16,8 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 endif
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
+# pip stays quiet (--quiet below) and does not ask to be upgraded on every install
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: setup models demo test test-fast lint browser clean results
 
