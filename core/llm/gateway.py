@@ -213,6 +213,8 @@ class Gateway:
                 return result
 
         litellm = _litellm()
+        if provider in IN_PROCESS:
+            _price_at_zero(litellm, model, provider)
         start = time.perf_counter()  # latency of the call itself, not of importing litellm
         kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, **params}
         for name, value in (
@@ -286,6 +288,7 @@ class Gateway:
 _current = Gateway()
 _setup_lock = threading.Lock()
 _litellm_mod: Any = None
+_priced: set[str] = set()  # in-process models entered in litellm's price map
 
 
 @atexit.register
@@ -355,6 +358,26 @@ def _litellm() -> Any:
 def register_providers() -> None:
     """Make `local/...` and `scripted/...` usable with plain `litellm.completion` (idempotent)."""
     _litellm()
+
+
+def _price_at_zero(litellm: Any, model: str, provider: str) -> None:
+    """Enter an in-process model in litellm's price map, once, at zero cost.
+
+    litellm looks a model up in its price map several times per completion
+    (cost, zero-cost diagnostics, Responses-API routing); for a name it does
+    not know, each lookup fails through its fallback rules, which cost
+    about half a millisecond per call. The entry holds prices only, so no
+    capability litellm reads changes (an unknown model has none either).
+    """
+    if model in _priced:
+        return
+    with _setup_lock:
+        if model in _priced:
+            return
+        zero = ("input_cost_per_token", "output_cost_per_token")
+        zero += ("cache_creation_input_token_cost", "cache_read_input_token_cost")
+        litellm.register_model({model: {**dict.fromkeys(zero, 0.0), "litellm_provider": provider}})
+        _priced.add(model)
 
 
 def _logging_scope(litellm: Any, provider: str) -> AbstractContextManager[Any]:
