@@ -4,9 +4,9 @@ failed trace → its diagnosis → the planned operation → the candidate → e
 register → re-evaluate against the docs it replaces → the card shows TS/TC and the flipped tasks →
 one flipped task side by side.
 
-The evaluation job's command runs in a separate process, where the sample's scripted model does not
-exist; so the test checks the command the page starts (`eval --docs <new> --against <old>`), then runs
-that evaluation in-process with the same runner and records the job as the supervisor would.
+The re-evaluation is the real job the page starts: `docschisel eval --docs <new> --against <old>` in its
+own process, which knows the sample benchmark and its doc-reading model through the sample's plugin
+(DOCSCHISEL_PLUGINS=core.sample.plugin, inherited by jobs).
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from core import jobs
 from core.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
-from core.ui.views.jobs import eval_argv
 from core.warehouse import Warehouse
-from tests.test_ui_reeval import reevaluated
 
 pytestmark = pytest.mark.slow
 TOOL = "shop.order"
@@ -29,29 +28,37 @@ def _text(at) -> str:  # noqa: ANN001
     return " ".join(m.value for m in at.markdown)
 
 
-def test_the_whole_loop(tmp_path: Path) -> None:
+def test_the_whole_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCSCHISEL_PLUGINS", "core.sample.plugin")  # the jobs this page starts load it
     path = tmp_path / "wh.duckdb"
     ids = seeded_copy(path)
     wh = Warehouse(path)
     run_id = ids["optimize_run"]
-    episode, diagnosis = wh.rows(
-        "SELECT episode_id, diagnosis_id FROM diagnoses WHERE run_id = ? AND tool = ? AND doc_related "
-        "AND diagnosis_id IN (SELECT diagnosis_id FROM plans WHERE scope = 'trace') ORDER BY iteration LIMIT 1",
-        [run_id, TOOL],
+    episode, diagnosis, iteration = wh.rows(
+        "SELECT episode_id, diagnosis_id, iteration FROM diagnoses WHERE run_id = ? AND tool = ? AND doc_related "
+        "AND diagnosis_id IN (SELECT diagnosis_id FROM plans WHERE scope = 'trace') "
+        "AND iteration = (SELECT iteration FROM candidates WHERE run_id = ? AND tool = ? "
+        "                 ORDER BY val_ts DESC, iteration DESC LIMIT 1) "  # the candidate that validated
+        "ORDER BY episode_id LIMIT 1",
+        [run_id, TOOL, run_id, TOOL],
     )[0]
 
     # a failed trace, and its diagnosis on the trace page
     at = show(open_app(path), "traces", episode=episode, outcome="failed")
     assert not problems(at)
     assert any(m.value == "##### Diagnoses" for m in at.markdown)
+    link = next(m.value for m in at.markdown if "Its diagnosis, planned operations and candidate" in m.value)
+    assert f"run={run_id}" in link and f"iteration={iteration}" in link and f"episode={episode}" in link
 
     # the diagnosis → the planned operation → the candidate it produced
-    at = show(at, "diagnoses", run=run_id, tool=TOOL, iteration="all")
+    at = show(at, "diagnoses", run=run_id, tool=TOOL, iteration=str(iteration), episode=episode)
     assert not problems(at)
     text = _text(at)
     assert "Planned: **" in text and "diff & review" in text
+    assert text.index("the trace you came from") < text.index("Planned: **")  # its card comes first
     candidate = wh.rows(
-        "SELECT doc_id FROM candidates WHERE run_id = ? AND tool = ? ORDER BY iteration LIMIT 1",
+        "SELECT doc_id FROM candidates WHERE run_id = ? AND tool = ? ORDER BY val_ts DESC, iteration DESC "
+        "LIMIT 1",
         [run_id, TOOL],
     )[0][0]
     assert f"b={candidate}" in text
@@ -59,7 +66,8 @@ def test_the_whole_loop(tmp_path: Path) -> None:
     # the candidate: edit a field, approve the edited version
     at = show(at, "review", tool=TOOL, b=candidate)
     assert not problems(at) and at.selectbox(key="rv_b").value == candidate
-    at.text_area(key=f"edit_IC_{candidate}").set_value("Order at most 100 units per request.")
+    constraint = at.text_area(key=f"edit_IC_{candidate}")
+    constraint.set_value(f"{constraint.value} Order at most 100 units per request.".strip())
     at.text_input(key=f"edit_reason_{candidate}").set_value("the shop caps orders")
     at.button(key="save_edit").click().run()
     assert not problems(at)
@@ -88,20 +96,24 @@ def test_the_whole_loop(tmp_path: Path) -> None:
     assert at.selectbox(key="job_docset").value == registered
     against = at.selectbox(key=f"job_against_{registered}").value
     assert against == base
-    argv = eval_argv("sample-shop", registered, "test", "m", "react", str(path), against=against)
+    at.selectbox(key="job_model").set_value("scripted/sample-doc-reader").run()
+    at.button(key="start_eval").click().run()
+    assert not problems(at)
+    job = jobs.list_jobs(wh, kind="eval")[0]
+    argv = job.argv
     assert argv[argv.index("--docs") + 1] == registered and argv[argv.index("--against") + 1] == base
-
-    reevaluated(wh, base, registered, "eval-loop", "loop-reader")
+    state = jobs.wait_for(wh, job.job_id, timeout_s=600)
+    assert state.status == "done" and state.done == state.total, jobs.log_tail(wh, job.job_id)
 
     # the card: TS/TC against the old docs and the flipped tasks
-    at = show(at, "jobs")
+    at.run()
     assert not problems(at)
     card = next(m.value for m in at.markdown if "against docs" in m.value)
     assert "TS " in card and "TC " in card and "fixed" in card and "broken" in card
     assert ":green[0 fixed]" not in card  # the edited order docs fix order tasks
 
     # one flipped task side by side, the doc diff above it
-    at = show(at, "jobs", job="eval-loop")
+    at = show(at, "jobs", job=job.job_id)
     assert not problems(at)
     fixed = at.dataframe[0].value
     task = at.selectbox(key="runcmp_task").value
@@ -112,7 +124,7 @@ def test_the_whole_loop(tmp_path: Path) -> None:
         "SELECT tool, doc_id FROM doc_set_members WHERE docset_id = ?", [base]))[t]}  # fmt: skip
     assert TOOL in changed and any(f"`{t}`" in text for t in changed)
     orders = [t for t in fixed["task_id"] if t.startswith("order")]
-    if orders:  # an order task the edited doc fixed: the diff shows the edited tool
-        at.selectbox(key="runcmp_task").set_value(orders[0]).run()
-        assert not problems(at) and f"`{TOOL}`" in _text(at)
+    assert orders  # the edited order doc states what the reader needs: order tasks flipped to success
+    at.selectbox(key="runcmp_task").set_value(orders[0]).run()
+    assert not problems(at) and f"`{TOOL}`" in _text(at)
     assert ":red-badge[failed]" in text and ":green-badge[success]" in text
