@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from core.agents.base import AgentConfig
+from core.benchmarks.base import Call
 from core.chisel.access import GroundTruth
 from core.docs import Param, ToolDoc
 from core.evaluation import RunnerEvaluator
@@ -38,7 +39,7 @@ def _run(warehouse, config: SopConfig, bench=None, **kw):
         warehouse,
         config,
         benchmark=bench or OfficeBench(30),
-        agent_factory=RoutineAgent,
+        agent_factory=kw.pop("agent_factory", RoutineAgent),
         ground_truth=_gt(warehouse),
         concurrency=1,
         **kw,
@@ -316,3 +317,57 @@ def test_table1_and_the_results_section_render_stored_runs(warehouse) -> None:
     assert all("±" in v for v in t1["test TS %"]), "mean ± standard error over the seeds"
     text = render_results(warehouse)
     assert "## EvoSOP" in text and "| atomic |" in text and "reasoning rounds per epoch" in text
+
+
+class _NoLookupAgent(RoutineAgent):
+    """Weaker than RoutineAgent: with atomic tools it never looks anything up (it writes the name it was
+    given as the id, so it never succeeds and its trajectories hold no routine); offered a fitting SOP,
+    it calls it like RoutineAgent does."""
+
+    def run(self, ctx):
+        if any(d.tool.startswith("sop.") for d in ctx.docs):
+            return super().run(ctx)
+        m = dict(ctx.task.meta)
+        self._think(ctx)
+        if m["kind"] == "send":
+            ctx.execute(Call("mail.send", {"contact_id": m["name"], "text": m["text"]}))
+        elif m["kind"] == "delete":
+            ctx.execute(Call("events.delete", {"event_id": m["query"]}))
+        else:
+            ctx.execute(Call("events.rename", {"event_id": m["query"], "title": m["title"]}))
+        self._think(ctx)
+        return "done"
+
+
+def _weak_or_explorer(config: AgentConfig):
+    return RoutineAgent(config) if config.model == "scripted/explorer" else _NoLookupAgent(config)
+
+
+def test_an_explorer_agents_trajectories_teach_routines_the_target_agent_never_shows(warehouse) -> None:
+    """A target agent that never looks up gives the miner nothing; a stronger explorer's training
+    trajectories do, and the target agent then succeeds through the SOPs built from them."""
+    plain = _config(test=False)
+    alone = _run(warehouse, plain, agent_factory=_weak_or_explorer)
+    assert not any(e.added for e in alone.epochs) and alone.epochs[0].ts == 0.0
+    failed_to_run = warehouse.scalar(
+        """SELECT count(*) FROM episodes e JOIN run_episodes re USING (episode_id)
+           WHERE re.run_id = ? AND (e.error IS NOT NULL OR e.n_steps = 0)""",
+        [alone.epochs[0].eval_run],
+    )
+    assert failed_to_run == 0  # the weak agent did act: it just never looked anything up
+
+    explored_cfg = replace(plain, explorer=replace(AGENT, model="scripted/explorer"))
+    assert "explorer" not in plain.key("office") and explored_cfg.key("office")["explorer"]["model"] == (
+        "scripted/explorer"
+    )
+    res = _run(warehouse, explored_cfg, agent_factory=_weak_or_explorer)
+    assert res.run_id != alone.run_id
+    best = next(e for e in res.epochs if e.epoch == res.best_epoch)
+    assert len(res.toolset) >= 1 and best.ts > res.epochs[0].ts == 0.0
+    # the explorer ran the training tasks only, as its own stored run
+    splits = warehouse.rows(
+        """SELECT DISTINCT e.split, e.model FROM episodes e JOIN run_episodes re USING (episode_id)
+           JOIN runs r ON r.run_id = re.run_id WHERE r.kind = 'sop-explore' AND r.parent_run = ?""",
+        [res.run_id],
+    )
+    assert splits == [("opt", "scripted/explorer")]

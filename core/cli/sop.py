@@ -48,6 +48,12 @@ _EVOLVE = (
         help="evidence: labels from execution evidence; llm: the model labels each invocation.",
     ),
     click.option("--optimizer-model", default=None, help="Model of the LLM constructor / merger / reviewer."),
+    click.option(
+        "--explore-model",
+        default=None,
+        help="Also run this model (e.g. a stronger one) on the training tasks; its trajectories join the "
+        "construction material. SOPs are still evaluated and tested with the target agent.",
+    ),
     click.option("--epochs", "-n", type=click.IntRange(min=1), default=10, help="Epochs (the paper: 10)."),
     click.option(
         "--batch-size", type=click.IntRange(min=1), default=5, help="Training tasks per mini-batch."
@@ -94,6 +100,8 @@ def command() -> None:
 
 
 def _config(kw: dict, variant: str, seed: int):
+    from dataclasses import replace
+
     from core.agents import AgentConfig
     from core.llm import default_model
     from core.sop.evolve import SopConfig
@@ -108,6 +116,7 @@ def _config(kw: dict, variant: str, seed: int):
         temperature=kw["temperature"],
         seed=seed,
     )
+    explorer = replace(agent, model=kw["explore_model"]) if kw.get("explore_model") else None
     return SopConfig(
         benchmark=kw["benchmark"],
         domains=tuple(split_csv(kw["domains"])),
@@ -127,6 +136,7 @@ def _config(kw: dict, variant: str, seed: int):
         max_test_tasks=kw["max_test_tasks"],
         test=not kw["no_test"],
         limits=Limits(cpu_s=kw["cpu_s"], wall_s=kw["wall_s"], memory_mb=kw["memory_mb"]),
+        explorer=explorer,
         name=kw.get("name") or "",
     )
 

@@ -60,6 +60,10 @@ class SopConfig:
     test: bool = True
     limits: Limits = field(default_factory=Limits)
     rules: PruneRules = field(default_factory=PruneRules)
+    # Another agent (e.g. a stronger model) whose trajectories on the training tasks join the
+    # construction material: a weak target agent rarely succeeds, so its own trajectories hold
+    # few routines to mine. SOPs are still evaluated, reviewed and tested with `agent`.
+    explorer: AgentConfig | None = None
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -85,6 +89,10 @@ class SopConfig:
         out.pop("name")
         out["benchmark"] = bench_key
         out["agent"] = self.agent.to_json()
+        if self.explorer is None:
+            out.pop("explorer")  # runs without one keep the ids they always had
+        else:
+            out["explorer"] = self.explorer.to_json()
         out["algorithm"] = ALGORITHM_VERSION
         if "llm" not in (self.constructor, self.reviewer):
             out.pop("model")

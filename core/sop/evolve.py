@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Call, Task
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
@@ -139,7 +140,13 @@ class Evolution:
 
     # ------------------------------------------------------------------ evaluation
     def _evaluate(
-        self, toolset: Toolset, tasks: Sequence[Task], part: str, kind: str, label: dict
+        self,
+        toolset: Toolset,
+        tasks: Sequence[Task],
+        part: str,
+        kind: str,
+        label: dict,
+        agent: AgentConfig | None = None,
     ) -> EvalBatch:
         bench: Benchmark = (
             self.base if not len(toolset) else SopBenchmark(self.base, toolset, limits=self.config.limits)
@@ -148,7 +155,7 @@ class Evolution:
         evaluator = RunnerEvaluator(
             self.wh,
             bench,
-            self.config.agent,
+            agent or self.config.agent,
             repeats=self.config.repeats,
             concurrency=self.concurrency,
             agent_factory=tracing_factory(self.agent_factory) if len(toolset) else self.agent_factory,
@@ -192,7 +199,20 @@ class Evolution:
         chunks = batches(
             train, len(train) if cfg.variant == "asi" else cfg.batch_size, cfg.construct_epochs, cfg.seed
         )
-        experiences = self._experiences(atomic_batch, [t for chunk in chunks for t in chunk])
+        batched = [t for chunk in chunks for t in chunk]
+        explored = None
+        if cfg.explorer is not None:
+            explored = self._evaluate(
+                Toolset(),
+                batched,
+                "opt",
+                "sop-explore",
+                {"epoch": 0, "explorer": cfg.explorer.model},
+                agent=cfg.explorer,
+            )
+            if explored.cancelled:
+                return self._finish(state, cancelled=True)
+        experiences = self._experiences(atomic_batch, batched, explored)
         current = state.toolset(state.epochs[-1].kept) if state.epochs else Toolset()
         for epoch in range(1, cfg.n_epochs + 1):
             if self._stopped():
@@ -212,11 +232,14 @@ class Evolution:
             "reviewer": getattr(self.reviewer, "name", "custom"),
         }
 
-    def _experiences(self, batch: EvalBatch, tasks: Sequence[Task]) -> dict[str, list[Experience]]:
-        """task id -> its epoch-0 traces with the gold calls, for the tasks the batches hold (audited reads)."""
+    def _experiences(
+        self, batch: EvalBatch, tasks: Sequence[Task], explored: EvalBatch | None = None
+    ) -> dict[str, list[Experience]]:
+        """task id -> its epoch-0 traces (the target's, then the explorer's) with the gold calls (audited)."""
         out: dict[str, list[Experience]] = {t.task_id: [] for t in tasks}
         gold = {t.task_id: self._gold(t.task_id, "sop-construct") or () for t in tasks}
-        for trace in batch.traces:
+        traces = [*batch.traces, *(explored.traces if explored is not None else ())]
+        for trace in traces:
             if trace.task_id not in out:
                 continue
             out[trace.task_id].append(Experience(trace.task_id, trace, gold.get(trace.task_id, ())))
