@@ -54,6 +54,30 @@ KEY_SHAPES = re.compile(
 # No key shape matches fewer characters (Slack's `xoxb-` and ten more): a shorter cell, and most
 # cells are ids, kinds and numbers, skips the search. tests/test_sandbox.py checks the number.
 SHORTEST_KEY_SHAPE = 15
+# A literal that every match of each key shape contains, lower-cased (`Bearer` matches in any
+# case). A cell holding none of them cannot match; looking for them is about twenty times
+# faster than the pattern, which tries ten alternatives at every position of a long prompt.
+KEY_ANCHORS = (
+    "sk-",
+    "akia",
+    "asia",
+    *(f"gh{c}_" for c in "pousr"),
+    "github_pat_",
+    *(f"xox{c}-" for c in "abprs"),
+    "aiza",
+    "hf_",
+    "gsk_",
+    "bearer",
+    "-----begin ",
+)
+
+
+def may_hold_key_shape(value: str) -> bool:
+    """False only when `value` cannot contain a key shape (too short, or none of KEY_ANCHORS)."""
+    if len(value) < SHORTEST_KEY_SHAPE:
+        return False
+    low = value.lower()
+    return any(a in low for a in KEY_ANCHORS)
 
 
 def secret_env_values(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -95,7 +119,7 @@ class Redactor:
         for s in self.secrets:
             if s in value:
                 value = value.replace(s, MARK)
-        if len(value) >= SHORTEST_KEY_SHAPE and KEY_SHAPES.search(value):
+        if may_hold_key_shape(value) and KEY_SHAPES.search(value):
             value = KEY_SHAPES.sub(MARK, value)
         return value
 

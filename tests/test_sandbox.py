@@ -147,6 +147,32 @@ def test_no_key_shape_is_shorter_than_the_length_below_which_cells_skip_the_sear
     assert r.text("xoxb-0123456789") == MARK  # the shortest shape is still redacted
 
 
+def test_every_key_shape_passes_the_literal_prefilter() -> None:
+    from core.redaction import KEY_SHAPES, may_hold_key_shape
+
+    examples = [
+        "sk-" + "a" * 24,
+        "sk-proj-" + "a" * 24,
+        "AKIA" + "A" * 16,
+        "ASIA" + "B" * 16,
+        *(f"gh{c}_" + "a" * 36 for c in "pousr"),
+        "github_pat_" + "a" * 30,
+        *(f"xox{c}-" + "0" * 10 for c in "abprs"),
+        "AIza" + "a" * 35,
+        "hf_" + "a" * 30,
+        "gsk_" + "a" * 30,
+        "BeArEr " + "a" * 16,
+        "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+    ]
+    # one example per alternative of the pattern, each a full match
+    assert len(examples) >= KEY_SHAPES.pattern.count("|") + 1
+    for key in examples:
+        assert KEY_SHAPES.fullmatch(key), key
+        assert may_hold_key_shape(f"prompt text {key} more text"), key
+        assert Redactor().text(f"prompt text {key} more text") == f"prompt text {MARK} more text"
+    assert not may_hold_key_shape("a long prompt about tasks, skills and weights " * 20)
+
+
 def test_job_logs_are_redacted_on_their_way_to_disk() -> None:
     from core.jobs import _pump
 
