@@ -108,6 +108,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # test tasks of those tools; one comparison per domain group (one process each, one per core), pooled
     # into one paired test in the results. Measured costs on 2 cores with two processes: ~12 s per
     # episode, ~1-2 min per Qwen 1.5B call. Stages reuse everything the earlier ones stored.
+    #  Re-running a stage after DocsChisel's algorithm revision changed re-optimizes only DC (OG and ET
+    #  episodes are reused) and is reported as a comparison of its own; a new local runtime (llama.cpp
+    #  build, grammar revision) re-runs everything.
     #  1: OG, EasyTool, DC-evidence; 1 optimization x 3 evaluation runs. Profile (279 + 60 episodes),
     #     DC ~5 tools x <= 5 iterations x (4 val + ~7 opt) x 3 samples, evaluations 3 x (~30 tasks) x 3.
     "compare-api-bank-1": (
@@ -152,6 +155,20 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         3.5,
         [_sop("evolve", "--variant full --max-train-tasks 25 --max-test-tasks 40 --epochs 10 --seed 0")],
     ),
+    #  the same run with Qwen 1.5B as the explorer: its trajectories on the 25 training tasks join the
+    #  composer's material (the 0.5B agent solved 1 of 25 and shows almost no look-up-then-act routine);
+    #  everything else uses the 0.5B target. Episodes: 25 explorer episodes at ~2-3 min (1.5B, up to 4
+    #  calls) + the sop-workbench-1 budget minus what it reuses (epoch 0 and an unchanged toolset's epochs).
+    "sop-workbench-explore": (
+        380,
+        4.5,
+        [
+            _sop(
+                "evolve",
+                f"--variant full --max-train-tasks 25 --max-test-tasks 40 --epochs 10 --seed 0 --explore-model {Q15}",
+            )
+        ],
+    ),
     #  the ablations over 3 seeds: ReAct with atomic tools (every run's epoch 0 and atomic test), one-shot
     #  induction (ASI-like), EvoSOP without merger, without reviewer, full; 20 training tasks, 8 epochs
     #  (4 constructing), 30 test tasks. Per seed ~50 shared atomic + 50 ASI + 3 x ~130 episodes; one
@@ -176,6 +193,7 @@ WAREHOUSE = {
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
     "sop-workbench-1": "data/sop-workbench.duckdb",
     "sop-workbench-2": "data/sop-workbench.duckdb",
+    "sop-workbench-explore": "data/sop-workbench.duckdb",
 }
 
 
