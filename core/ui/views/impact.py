@@ -91,7 +91,7 @@ def render() -> None:
     for i, (col, label) in enumerate(DIMENSIONS.items()):
         values = sorted(df[col].dropna().unique())
         chosen[col] = c[i].multiselect(label, values, default=[], key=f"fi_{col}", placeholder="All")
-    facets = {"": "None (mean of selected)", **{k: v for k, v in DIMENSIONS.items() if df[k].nunique() > 1}}
+    facets = {"": "Nothing (mean)", **{k: v for k, v in DIMENSIONS.items() if df[k].nunique() > 1}}
     options = list(facets)
     facet = (
         c[4].selectbox(
