@@ -115,11 +115,9 @@ def secret_values() -> list[str]:
     verdict on each variable name is remembered, because matching every name
     against the pattern on every LLM call cost a tenth of a millisecond.
     """
-    return sorted(
-        (v for k, v in os.environ.items() if v and len(v) >= 8 and _secret_name(k)),
-        key=len,
-        reverse=True,
-    )
+    env = os.environ  # names first: reading a value decodes it, and most are not secret
+    values = (env.get(k) for k in list(env) if _secret_name(k))
+    return sorted((v for v in values if v and len(v) >= 8), key=len, reverse=True)
 
 
 def scrub(value: Any) -> Any:

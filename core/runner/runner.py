@@ -73,16 +73,18 @@ class RunPlan:
         }
 
     def episode_ids(self) -> list[tuple[str, Task, int]]:
-        out = []
+        out: list[tuple[str, Task, int]] = []
+        if not self.tasks or self.repeats < 1:
+            return out
+        # hashed once, not once per episode
+        bench, docset_id, config_id = (
+            benchmark_key(self.benchmark),
+            self.docset.docset_id,
+            self.config.config_id,
+        )
         for task in self.tasks:
             for r in range(self.repeats):
-                eid = Episode.make_id(
-                    benchmark_key(self.benchmark),
-                    task.task_id,
-                    self.docset.docset_id,
-                    self.config.config_id,
-                    r,
-                )
+                eid = Episode.make_id(bench, task.task_id, docset_id, config_id, r)
                 out.append((eid, task, r))
         return out
 
