@@ -73,9 +73,8 @@ def run_episode(
     identity = identity or config
     started_at = now()
     t0 = time.monotonic()
-    episode_id = Episode.make_id(
-        benchmark_key(benchmark), task.task_id, docset.docset_id, identity.config_id, repeat
-    )
+    docset_id, config_id = docset.docset_id, identity.config_id  # hashes: computed once
+    episode_id = Episode.make_id(benchmark_key(benchmark), task.task_id, docset_id, config_id, repeat)
 
     def infra(exc: InfrastructureError) -> InfraFailure:
         return InfraFailure(
@@ -146,8 +145,8 @@ def run_episode(
         benchmark=benchmark.name,
         task_id=task.task_id,
         domain=task.domain,
-        docset_id=docset.docset_id,
-        config_id=identity.config_id,
+        docset_id=docset_id,
+        config_id=config_id,
         repeat=repeat,
         model=config.model,
         paradigm=config.label,
