@@ -60,6 +60,10 @@ def langchain_tools(ctx: EpisodeContext | None, bindings: list[Binding]) -> list
             target = ctx if ctx is not None else _EPISODE.get()
             return target.execute(Call(_tool, kwargs))
 
+        # LangChain reads the function's type hints on every call, looking for a RunnableConfig
+        # parameter; postponed annotations (strings) were compiled again each time, about a
+        # tenth of a tool call's CPU. The arguments' schema is `args_schema`, not these hints.
+        run_tool.__annotations__ = {}
         tools.append(
             StructuredTool.from_function(
                 func=run_tool,
