@@ -84,14 +84,26 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     dashboard = _dashboard_bench()
-    args = dashboard.warehouse_options(
-        argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ).parse_args()
+    parser = dashboard.warehouse_options(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: load the pages on the warehouse already at PATH instead of generating it again "
+        "(generate it ahead, e.g. while the machine is busy, then measure when it is quiet)",
+    )
+    parser.add_argument("--no-pages", action="store_true", help="only generate the warehouse (with --keep)")
+    args = parser.parse_args()
     path = args.keep or Path(tempfile.mkdtemp(prefix="docschisel-pages-")) / "bench.duckdb"
-    seeded_copy(path)
-    close_all()
-    dashboard.generate(path, args.episodes, args.events_per_episode)
-    close_all()
+    if args.reuse and not args.keep:
+        parser.error("--reuse needs --keep PATH")
+    if not (args.reuse and Path(path).exists()):
+        seeded_copy(path)
+        close_all()
+        dashboard.generate(path, args.episodes, args.events_per_episode)
+        close_all()
+    if args.no_pages:
+        print(f"warehouse ready: {path}")
+        return
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
