@@ -147,6 +147,9 @@ def test_ray_and_local_store_the_same_episodes(executor: RayExecutor, tmp_path: 
     assert len(hits) > 0 and hits["cache_hit"].all()
 
 
+KILLED_RUN_CAP_S = 600.0
+
+
 def test_a_killed_worker_loses_and_duplicates_nothing(executor: RayExecutor, tmp_path: Path) -> None:
     wh = Warehouse(tmp_path / "wh.duckdb")
     plan = _plan(script(slow_reply, name="ray-kill").model, n=6)
@@ -158,8 +161,12 @@ def test_a_killed_worker_loses_and_duplicates_nothing(executor: RayExecutor, tmp
         time.sleep(0.1)  # wait until the run is under way: episodes stored, the next ones in flight
     pids = executor.actor_pids()
     os.kill(pids[0], signal.SIGKILL)
-    worker.join(timeout=90)
-    assert not worker.is_alive()
+    # Ray restarts the actor in a fresh process (imports included) and retries its episode: on a loaded
+    # 2-core machine that took over 90 s. Wait for the run to end on its own; the cap only stops a hang.
+    killed = time.monotonic()
+    while worker.is_alive() and time.monotonic() - killed < KILLED_RUN_CAP_S:
+        worker.join(timeout=1.0)
+    assert not worker.is_alive(), f"the run did not finish within {KILLED_RUN_CAP_S} s of the kill"
     res = out["res"]
     planned = sorted(eid for eid, _, _ in plan.episode_ids())
     stored = wh.query("SELECT episode_id, error_class FROM episodes ORDER BY episode_id")
