@@ -27,54 +27,46 @@ pytestmark = [
     pytest.mark.skipif(bool(MISSING), reason=MISSING or "available"),
 ]
 
+
+def _function_tool(name: str, description: str, properties: dict) -> dict:
+    """An OpenAI function tool whose properties are all required."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": list(properties)},
+        },
+    }
+
+
 # the 1.5B model takes 10-30 s a call: it runs the cheapest checks only
 INSTALLED = [f"local/{m.name}" for m in weights.MODELS.values() if weights.installed(m)]
 FAST = [m for m in INSTALLED if "1.5b" not in m]
 TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get the current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "description": "Name of the city"}},
-                "required": ["city"],
-            },
+    _function_tool(
+        "get_weather",
+        "Get the current weather for a city.",
+        {"city": {"type": "string", "description": "Name of the city"}},
+    ),
+    _function_tool(
+        "send_email",
+        "Send an email to a recipient.",
+        {
+            "recipient": {"type": "string", "description": "Email address"},
+            "subject": {"type": "string"},
+            "body": {"type": "string"},
         },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "send_email",
-            "description": "Send an email to a recipient.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "recipient": {"type": "string", "description": "Email address"},
-                    "subject": {"type": "string"},
-                    "body": {"type": "string"},
-                },
-                "required": ["recipient", "subject", "body"],
-            },
+    ),
+    _function_tool(
+        "convert_currency",
+        "Convert money between currencies.",
+        {
+            "amount": {"type": "number"},
+            "from_currency": {"type": "string"},
+            "to_currency": {"type": "string"},
         },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "convert_currency",
-            "description": "Convert money between currencies.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "amount": {"type": "number"},
-                    "from_currency": {"type": "string"},
-                    "to_currency": {"type": "string"},
-                },
-                "required": ["amount", "from_currency", "to_currency"],
-            },
-        },
-    },
+    ),
 ]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
@@ -170,21 +162,11 @@ def test_a_date_format_in_the_schema_holds_the_model_to_it(model):
     """Prose says "10 AM on March 5th"; the schema's format makes the reply `2023-03-05 10:00:00`-shaped."""
     import re
 
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "record_blood_pressure",
-            "description": "Record a blood pressure reading.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "time": {"type": "string", "format": "%Y-%m-%d %H:%M:%S"},
-                    "value": {"type": "string"},
-                },
-                "required": ["time", "value"],
-            },
-        },
-    }
+    tool = _function_tool(
+        "record_blood_pressure",
+        "Record a blood pressure reading.",
+        {"time": {"type": "string", "format": "%Y-%m-%d %H:%M:%S"}, "value": {"type": "string"}},
+    )
     query = "Record my blood pressure of 120/80 taken at 10 AM on March 5th 2023."
     result = complete(
         model, [{"role": "user", "content": query}], tools=[tool], tool_choice="required", cache=False
