@@ -19,6 +19,9 @@ model at a time. Figures are printed and stored in the warehouse
   episodes (system prompt, tool docs, growing conversation), once with a fresh
   context for every call and once with the state cache; `reuse_speedup` is
   their ratio. Interleaving is what the runner's concurrent episodes do.
+  s_per_call_reuse_unforced: the state cache with every reply token sampled
+  (DOCSCHISEL_LOCAL_FORCING=0); `forcing_speedup` is what jump-forward
+  decoding of the text the grammar forces (core.llm.forcing) gains on top.
 - single-step accuracy on the 10 requests below (right tool, right arguments),
   through the gateway exactly as agents call it.
 - API-Bank level-1 accuracy: every in-scope call sample (usable and repaired)
@@ -244,7 +247,9 @@ def measure_one(name: str, args: argparse.Namespace) -> dict:
     register_providers()
     # prefix reuse: two interleaved four-step episodes, cold context vs state cache
     calls = [(ep, k) for k in range(4) for ep in EPISODES]
-    for mode in ("cold", "reuse"):
+    # (and "reuse_unforced": the state cache without jump-forward decoding, core.llm.forcing)
+    for mode in ("cold", "reuse_unforced", "reuse"):
+        os.environ["DOCSCHISEL_LOCAL_FORCING"] = "0" if mode == "reuse_unforced" else "1"
         if mode == "cold":
             os.environ["DOCSCHISEL_LOCAL_FRESH_CONTEXT"] = "1"
         else:
@@ -264,7 +269,9 @@ def measure_one(name: str, args: argparse.Namespace) -> dict:
             sum(walls) / len(walls),
             {"calls": len(walls), "cpu_s_per_call": sum(cpus) / len(cpus)},
         )
+    os.environ.pop("DOCSCHISEL_LOCAL_FORCING", None)
     fig["reuse_speedup"] = (fig["s_per_call_cold"][0] / fig["s_per_call_reuse"][0], {})
+    fig["forcing_speedup"] = (fig["s_per_call_reuse_unforced"][0] / fig["s_per_call_reuse"][0], {})
 
     # the 10 single-step requests
     right_tool = right_args = 0

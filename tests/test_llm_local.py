@@ -173,3 +173,30 @@ def test_a_date_format_in_the_schema_holds_the_model_to_it(model):
     )
     (call,) = result.tool_calls
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", call.arguments["time"]), call.arguments
+
+
+@pytest.mark.parametrize("model", FAST)
+def test_jump_forward_decoding_samples_fewer_tokens_for_the_same_calls(model, monkeypatch):
+    """The text the grammar forces is evaluated as one batch; the model still picks tool and values."""
+    from core.llm.local import runtime
+
+    rt = runtime(model)
+    steps = []
+    real_eval = rt.llm.eval
+    monkeypatch.setattr(rt.llm, "eval", lambda tokens: (steps.append(len(tokens)), real_eval(tokens))[1])
+    requests = [
+        [{"role": "user", "content": "What's the weather in Paris?"}],
+        [{"role": "user", "content": "Convert 5 EUR to USD."}],
+    ]
+    replies = {}
+    for forcing in ("0", "1"):
+        monkeypatch.setenv("DOCSCHISEL_LOCAL_FORCING", forcing)
+        steps.clear()
+        replies[forcing] = [complete(model, r, tools=TOOLS, cache=False) for r in requests]
+        replies[forcing + "-single-token-steps"] = sum(1 for n in steps if n == 1)
+    for unforced, forced in zip(replies["0"], replies["1"], strict=True):
+        assert [t.name for t in forced.tool_calls] == [t.name for t in unforced.tool_calls]
+        assert forced.tool_calls and set(forced.tool_calls[0].arguments) == set(
+            SCHEMAS[forced.tool_calls[0].name]["properties"]
+        )
+    assert replies["1-single-token-steps"] < 0.75 * replies["0-single-token-steps"], replies

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm import weights
+from core.llm.forcing import CallForcer
 from core.llm.grammar import STRING_CAP, json_schema_grammar, tool_call_grammar
 from core.llm.kvcache import StateCache
 from core.llm.local_prompt import chat_messages, native_messages, parse_native_reply
@@ -41,9 +42,9 @@ from core.llm.weights import LocalModelUnavailable
 
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
-GRAMMAR_VERSION = (
-    "g7"  # g7: date/time formats of string schemas enforced; g6: untyped values nest relative to themselves
-)
+# g8: text the grammar forces is appended, not sampled (core.llm.forcing); g7: date/time formats of
+# string schemas enforced; g6: untyped values nest relative to themselves
+GRAMMAR_VERSION = "g8"
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
 DEFAULT_TOOL_TOKENS = 256
@@ -134,7 +135,7 @@ def cache_salt(model: str) -> str:
             file_id = "missing"
     runtime_version = _runtime_id()
     return (
-        f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}|{_style(spec)}|ctx={_n_ctx(spec)}"
+        f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}{'' if _forcing() else '-unforced'}|{_style(spec)}|ctx={_n_ctx(spec)}"
         f"|cap={_string_cap()}"
     )
 
@@ -168,6 +169,11 @@ def _n_threads() -> int:
     throughput stable when the dashboard, tests or other runs share the machine.
     """
     return int(os.environ.get("DOCSCHISEL_LOCAL_THREADS", str(max(1, min(4, (os.cpu_count() or 2) // 2)))))
+
+
+def _forcing() -> bool:
+    """Append the text a tool call's grammar forces instead of sampling it (DOCSCHISEL_LOCAL_FORCING=0: off)."""
+    return os.environ.get("DOCSCHISEL_LOCAL_FORCING", "1") != "0"
 
 
 def _state_cache_bytes() -> int:
@@ -240,7 +246,9 @@ class _Runtime:
     def tokens(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
-    def generate(self, prompt: str, *, grammar: str | None, **sampling: Any) -> dict[str, Any]:
+    def generate(
+        self, prompt: str, *, grammar: str | None, forcer: CallForcer | None = None, **sampling: Any
+    ) -> dict[str, Any]:
         """One completion of `prompt` (see `core.llm.sampling`), under the model's lock.
 
         The state cache first restores the kept state closest to this prompt;
@@ -259,7 +267,7 @@ class _Runtime:
                 self.llm.reset()
             else:
                 self.states.restore_best(tokens)
-            out = generate(self.llm, tokens, grammar, spec)
+            out = generate(self.llm, tokens, grammar, spec, forcer)
             if not fresh:
                 self.states.save()
             return out
@@ -355,11 +363,12 @@ def generate(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     # broken JSON. Then retry once with short strings and a repetition penalty
     # (deterministic too); both attempts are counted in the usage.
     cap = _string_cap() if tool_mode else min(JSON_STRING_CAP, max(20, max_tokens // 2))
-    out = rt.generate(prompt, grammar=grammar_for(cap), **sampling)
+    forcer = CallForcer(tools or [], tool_choice, style) if tool_mode and _forcing() else None
+    out = rt.generate(prompt, grammar=grammar_for(cap), forcer=forcer, **sampling)
     usage = dict(out.get("usage") or {})
     if (tool_mode or wants_json) and _cut_json(out, style if tool_mode else "json"):
         retry = {**sampling, "repeat_penalty": sampling.get("repeat_penalty") or 1.3}
-        out = rt.generate(prompt, grammar=grammar_for(max(12, cap // 4)), **retry)
+        out = rt.generate(prompt, grammar=grammar_for(max(12, cap // 4)), forcer=forcer, **retry)
         usage["completion_tokens"] = (
             int(usage.get("completion_tokens") or 0) + out["usage"]["completion_tokens"]
         )

@@ -11,6 +11,11 @@ unconstrained argmax when the grammar allows it, else the best allowed token.
 With a temperature, the first draw is kept when allowed and otherwise redrawn
 from the allowed tokens.
 
+With a `forcer` (tool calls, see `core.llm.forcing`), the text every allowed
+reply shares at the current point is appended as one batch with the next
+evaluation instead of being sampled token by token, and a reply that is
+complete ends without waiting for the end-of-turn token.
+
 The prompt is evaluated only from the first token that differs from what the
 context already holds (prefix reuse), and at least its last token is
 re-evaluated so the logits are fresh, also after a state was restored.
@@ -19,11 +24,13 @@ re-evaluated so the logits are fresh, also after a state was restored.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from core.llm.forcing import Forced
 
 PENALTY_LAST_N = 64  # llama-cpp-python's default window for repetition penalties
 
@@ -119,7 +126,42 @@ def _draw(logits: np.ndarray, s: Sampling, rng: np.random.Generator) -> int:
     return int(top[rng.choice(keep, p=p)])
 
 
-def generate(llm: Any, prompt_tokens: Sequence[int], grammar: str | None, s: Sampling) -> dict[str, Any]:
+def _forced(
+    llm: Any, g: _Grammar | None, forcer: Callable[[str], Forced] | None, out: list[int], cap: int
+) -> tuple[list[int], bool]:
+    """The tokens the reply must continue with (see `core.llm.forcing`), each checked by the grammar.
+
+    Returns (tokens, done): done when the reply with them is complete. A token
+    the grammar refuses ends the forced run there (the model continues).
+    """
+    if forcer is None or len(out) >= cap:
+        return [], False
+    try:
+        text = llm.detokenize(out).decode("utf-8")
+    except UnicodeDecodeError:
+        return [], False  # the reply ends inside a character: let the model finish it
+    forced = forcer(text)
+    if not forced.text:
+        return [], forced.done
+    ids = llm.tokenize(forced.text.encode("utf-8"), add_bos=False, special=True)
+    room = cap - len(out)
+    kept: list[int] = []
+    for token in ids[:room]:
+        if g is not None:
+            if not g.allows(token, 0.0):
+                return kept, False
+            g.accept(token)
+        kept.append(token)
+    return kept, forced.done and len(kept) == len(ids)
+
+
+def generate(
+    llm: Any,
+    prompt_tokens: Sequence[int],
+    grammar: str | None,
+    s: Sampling,
+    forcer: Callable[[str], Forced] | None = None,
+) -> dict[str, Any]:
     """Evaluate the prompt (reusing the held prefix), then sample up to `max_tokens` tokens.
 
     Returns a llama-cpp-python-shaped completion: choices[0].text and
@@ -135,7 +177,6 @@ def generate(llm: Any, prompt_tokens: Sequence[int], grammar: str | None, s: Sam
     prefix = int(diff[0]) if diff.size else n
     prefix = min(prefix, len(tokens) - 1)  # the last prompt token is always evaluated: fresh logits
     llm.n_tokens = prefix
-    llm.eval(tokens[prefix:])
     vocab = llm._model.vocab
     n_vocab = llm.n_vocab()
     rng = np.random.default_rng(s.seed)
@@ -143,29 +184,39 @@ def generate(llm: Any, prompt_tokens: Sequence[int], grammar: str | None, s: Sam
     out: list[int] = []
     finish = "length"
     try:
-        for _ in range(max(0, s.max_tokens)):
+        pending, done = _forced(llm, g, forcer, out, s.max_tokens)
+        out.extend(pending)
+        llm.eval(tokens[prefix:] + pending)
+        pending = []
+        while not done and len(out) < s.max_tokens:
+            if pending:
+                llm.eval(pending)
+                pending = []
             raw = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
             logits = _penalised(np.array(raw, dtype=np.single), [*tokens, *out], s)
             token = _draw(logits, s, rng)
             if g is not None and not g.allows(token, float(logits[token])):
                 masked = g.mask(logits)
                 if not np.isfinite(masked).any():
-                    finish = "stop"  # the grammar admits nothing more: the reply is complete
+                    done = True  # the grammar admits nothing more: the reply is complete
                     break
                 token = _draw(masked, s, rng)
             if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish = "stop"
+                done = True
                 break
             if g is not None:
                 g.accept(token)
             out.append(token)
+            pending = [token]
             text = llm.detokenize(out).decode("utf-8", errors="ignore")
-            hit = next((stop for stop in s.stop if stop and stop in text), None)
-            if hit is not None:
-                finish = "stop"
+            if any(stop and stop in text for stop in s.stop):
+                done = True
                 break
-            if len(out) < s.max_tokens:
-                llm.eval([token])
+            more, done = _forced(llm, g, forcer, out, s.max_tokens)
+            out.extend(more)
+            pending.extend(more)
+        if done:
+            finish = "stop"
     finally:
         if g is not None:
             g.close()
