@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.ui.app import PAGES, chrome
+from core.ui.app import PAGES, chrome, drawn_marker
 from core.ui.auth import gate
 
 st.set_page_config(
@@ -21,3 +21,4 @@ gate()  # exposed beyond this machine, nothing renders before the shared token i
 page = st.navigation(PAGES(), position="sidebar")
 chrome()
 page.run()
+drawn_marker()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
@@ -67,7 +69,7 @@ def test_field_impact_colours_added_red_and_removed_black() -> None:
             {"field": "FD", "operation": "remove", "delta_pp": -6.0, "ci_low": -9.0, "ci_high": -2.0},
         ]
     )
-    fig = charts.field_impact(df)
+    fig = charts.field_impact.__wrapped__(df)  # as built (the kept copy encodes arrays)
     assert list(fig.layout.xaxis.tickvals) == ["FD", "UE"]  # taxonomy order
     assert REMOVE_COLOR in fig.layout.xaxis.ticktext[0] and ADD_COLOR in fig.layout.xaxis.ticktext[1]
     bars = {t.name: t for t in fig.data}
@@ -95,3 +97,18 @@ def test_method_boxes_carry_the_trace_keys() -> None:
     assert {t.name for t in fig.data} == {"OG", "DC"}
     assert fig.data[0].customdata is not None and fig.layout.yaxis.title.text == "Task success (TS)"
     assert any(a.text == "*" for a in fig.layout.annotations)
+
+
+def test_a_kept_figure_serialises_like_the_one_built_and_the_same_every_time() -> None:
+    """Figures are kept per input; the copy handed out must draw the same chart and keep its identity
+    across reruns (Streamlit keys a chart's selection by its serialised figure)."""
+    import plotly.io as pio
+
+    points = pd.DataFrame(
+        {"method": ["OG", "DC"], "ts": [0.2, 0.6], "run_id": "r", "docset_id": "d", "repeat": 0, "run": "x"}
+    )
+    built = pio.to_json(charts.method_boxes.__wrapped__(points, "ts", "TS"), validate=False)
+    first = pio.to_json(charts.method_boxes(points, "ts", "TS"), validate=False)
+    again = pio.to_json(charts.method_boxes(points, "ts", "TS"), validate=False)
+    assert first == again
+    assert json.loads(first) == json.loads(built)

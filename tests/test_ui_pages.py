@@ -66,3 +66,16 @@ def test_pages_are_thin() -> None:
         text = (root / rel).read_text()
         assert "SELECT" not in text.upper().replace("SELECTBOX", "")
         assert "render()" in text and len(text.splitlines()) <= 5, rel
+
+
+def test_every_run_ends_with_a_numbered_marker(seeded: tuple[Path, dict]) -> None:
+    """The hidden end-of-run marker (what browser tests and bench/pages.py wait for) grows per run."""
+    import re
+
+    def marker(at) -> int:  # noqa: ANN001
+        bodies = [e.proto.body for e in at.get("html") if "docschisel-drawn" in e.proto.body]
+        assert len(bodies) == 1, bodies
+        return int(re.search(r'data-run="(\d+)"', bodies[0]).group(1))
+
+    first = marker(open_app(seeded[0]))
+    assert marker(open_app(seeded[0])) > first, "a new session's run is told from an earlier one"

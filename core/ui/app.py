@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import streamlit as st
 
 from core.ui import components
+
+_runs = itertools.count(1)  # process-wide: a new session's first run never repeats an old number
 
 
 def PAGES() -> dict[str, list[st.Page]]:  # noqa: N802 - reads like a constant at the call site
@@ -38,6 +42,18 @@ def PAGES() -> dict[str, list[st.Page]]:  # noqa: N802 - reads like a constant a
 
 def chrome() -> None:
     components.sidebar()
+
+
+def drawn_marker() -> None:
+    """A hidden element written after the page's last element, numbered per script run.
+
+    Why: a browser cannot otherwise tell a finished run from one still
+    sending elements (Streamlit shows its running indicator only after a
+    delay), so page-speed measurements and browser tests had to wait out a
+    timeout. The marker arrives after everything the run drew; its number
+    grows with every run, so an interaction's rerun is told from the last one.
+    """
+    st.html(f'<div data-testid="docschisel-drawn" data-run="{next(_runs)}" hidden></div>')
 
 
 ensure_router = components.ensure_router  # pages and tests import it from here

@@ -1,4 +1,4 @@
-"""Plotly figures of the dashboard, built from plain DataFrames (no Streamlit, no SQL).
+"""Plotly figures of the dashboard, built from plain DataFrames (no SQL), each kept per input.
 
 Every chart has labelled axes and units; colours carry meaning the same way on
 every page (added fields red and removed fields black as in the paper's Fig. 1;
@@ -7,9 +7,14 @@ one colour per method in comparisons).
 
 from __future__ import annotations
 
+import functools
+import pickle
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
+import streamlit as st
 from plotly.subplots import make_subplots
 
 from core.fields import BY_CODE, CODES
@@ -25,6 +30,29 @@ METHOD_COLORS = {
     "Reviewed": "#e45756",
 }
 FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13)
+
+
+# Building a figure through plotly's validators costs 0.1-0.2 s of CPU, as much as the rest of a
+# page's run; a page shown again (a new visit, a rerun after a click) draws the same data, so each
+# figure is kept per input, pickled. Every call unpickles, also the first: a figure handed out as
+# built would serialise its properties in another order than its copies, and Streamlit would take
+# the chart on the next run for a new element and drop the point a user just clicked.
+_BUILDERS: dict[str, Callable[..., go.Figure]] = {}
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _figure_bytes(name: str, args: tuple, kwargs: dict) -> bytes:
+    return pickle.dumps(_BUILDERS[name](*args, **kwargs))
+
+
+def _figure_cache(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+    _BUILDERS[build.__name__] = build
+
+    @functools.wraps(build)
+    def kept(*args: object, **kwargs: object) -> go.Figure:
+        return pickle.loads(_figure_bytes(build.__name__, args, kwargs))  # noqa: S301 - our own bytes
+
+    return kept
 
 
 def _style(fig: go.Figure, height: int) -> go.Figure:
@@ -49,6 +77,7 @@ def _bar_labels(part: pd.DataFrame) -> list[str] | None:
     return [f"{n} *".strip() if bool(m) else str(n) for n, m in zip(labels, marks, strict=True)]
 
 
+@_figure_cache
 def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
     """ΔTS per field (pp) with error bars; added fields red, removed fields black (ticks and bars).
 
@@ -118,6 +147,7 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> go.Figure:
     return _style(fig, 140 + 300 * len(groups))
 
 
+@_figure_cache
 def method_boxes(
     points: pd.DataFrame, metric: str, label: str, marks: dict[str, str] | None = None
 ) -> go.Figure:
@@ -151,6 +181,7 @@ def method_boxes(
     return _style(fig, 380)
 
 
+@_figure_cache
 def curves(df: pd.DataFrame, x: str, y: str, color: str, x_label: str, y_label: str) -> go.Figure:
     fig = px.line(df, x=x, y=y, color=color, markers=True, labels={x: x_label, y: y_label, color: ""})
     fig.update_yaxes(tickformat=".0%")
@@ -158,6 +189,7 @@ def curves(df: pd.DataFrame, x: str, y: str, color: str, x_label: str, y_label: 
     return _style(fig, 320)
 
 
+@_figure_cache
 def heatmap(matrix: pd.DataFrame, x_label: str, y_label: str, color_label: str) -> go.Figure:
     fig = px.imshow(
         matrix,
@@ -171,6 +203,7 @@ def heatmap(matrix: pd.DataFrame, x_label: str, y_label: str, color_label: str) 
     return _style(fig, 120 + 34 * max(3, len(matrix)))
 
 
+@_figure_cache
 def success_bars(df: pd.DataFrame) -> go.Figure:
     """TS per model (and documentation), one bar group per benchmark."""
     d = df.assign(label=df["model"] + " · " + df["docs"])

@@ -136,6 +136,22 @@ def settle(pg) -> None:  # noqa: ANN001
     pg.wait_for_timeout(300)
 
 
+def ran(pg, after: int = 0) -> int:  # noqa: ANN001
+    """Wait for the end of a script run numbered above `after` (core.ui.app.drawn_marker); its number.
+
+    After a navigation any run counts (the page is new); after an interaction
+    pass the number read before it, so the rerun it caused is waited for.
+    """
+    handle = pg.wait_for_function(
+        "(after) => { const m = document.querySelector('[data-testid=docschisel-drawn]');"
+        " return m && Number(m.dataset.run) > after ? Number(m.dataset.run) : null; }",
+        arg=after,
+        timeout=SLOW,
+        polling=50,
+    )
+    return int(handle.json_value())
+
+
 def drawn(pg) -> None:  # noqa: ANN001
     """Tables and charts load their code lazily: wait until no placeholder is left and charts have drawn."""
     pg.wait_for_function(
@@ -143,14 +159,14 @@ def drawn(pg) -> None:  # noqa: ANN001
         "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
         ".filter(c => c.offsetParent !== null).every(c => c.querySelector('svg.main-svg'))",
         timeout=SLOW,
-        polling=250,
+        polling=50,
     )
 
 
 def visit(pg, base: str, path: str, title: str) -> None:  # noqa: ANN001
     pg.goto(f"{base}/{path}")
     pg.get_by_role("heading", name=title, level=1).wait_for()
-    settle(pg)
+    ran(pg)
     drawn(pg)
     assert pg.get_by_test_id("stException").count() == 0, f"{path}: exception on the page"
 
