@@ -226,52 +226,56 @@ def measure_one(name: str, args: argparse.Namespace) -> dict:
         k: rt.metadata.get(k) for k in ("general.name", "general.architecture", "general.size_label")
     }
 
-    # throughput: a cold ~700-token prompt, then free and grammar-constrained generation
-    filler = "Tool documentation is read by agents that must choose and call tools correctly. " * 45
-    prompt, n_prompt = rt.prompt(
-        [{"role": "system", "content": filler}, {"role": "user", "content": "Write a story."}]
-    )
-    rt.llm.reset()
-    rt.states.clear()
-    r, wall, cpu = _timed(lambda: rt.generate(prompt, grammar=None, max_tokens=1))
-    fig["prompt_tok_per_cpu_s"] = (n_prompt / cpu, {"tokens": n_prompt, "wall_tok_per_s": n_prompt / wall})
-    # generation after the held prompt (prefix reuse: a few new tokens, then 64 generated)
-    r, wall, cpu = _timed(lambda: rt.generate(prompt + " Once", grammar=None, max_tokens=64))
-    n = r["usage"]["completion_tokens"]
-    fig["gen_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
-    grammar = tool_call_grammar(TOOLS, "required")
-    r, wall, cpu = _timed(lambda: rt.generate(prompt + " ", grammar=grammar, max_tokens=64))
-    n = r["usage"]["completion_tokens"]
-    fig["gen_grammar_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
-
     register_providers()
-    # prefix reuse: two interleaved four-step episodes, cold context vs state cache
-    calls = [(ep, k) for k in range(4) for ep in EPISODES]
-    # (and "reuse_unforced": the state cache without jump-forward decoding, core.llm.forcing)
-    for mode in ("cold", "reuse_unforced", "reuse"):
-        os.environ["DOCSCHISEL_LOCAL_FORCING"] = "0" if mode == "reuse_unforced" else "1"
-        if mode == "cold":
-            os.environ["DOCSCHISEL_LOCAL_FRESH_CONTEXT"] = "1"
-        else:
-            os.environ.pop("DOCSCHISEL_LOCAL_FRESH_CONTEXT", None)
-            rt.states.clear()
-            rt.llm.reset()
-        walls, cpus = [], []
-        for ep, k in calls:
-            _, wall, cpu = _timed(
-                lambda ep=ep, k=k: complete(
-                    f"local/{name}", _episode_messages(ep, k), tools=TOOLS, cache=False, purpose="bench"
-                )
-            )
-            walls.append(wall)
-            cpus.append(cpu)
-        fig[f"s_per_call_{mode}"] = (
-            sum(walls) / len(walls),
-            {"calls": len(walls), "cpu_s_per_call": sum(cpus) / len(cpus)},
+    if args.speed:
+        # throughput: a cold ~700-token prompt, then free and grammar-constrained generation
+        filler = "Tool documentation is read by agents that must choose and call tools correctly. " * 45
+        prompt, n_prompt = rt.prompt(
+            [{"role": "system", "content": filler}, {"role": "user", "content": "Write a story."}]
         )
-    os.environ.pop("DOCSCHISEL_LOCAL_FORCING", None)
-    fig["reuse_speedup"] = (fig["s_per_call_cold"][0] / fig["s_per_call_reuse"][0], {})
-    fig["forcing_speedup"] = (fig["s_per_call_reuse_unforced"][0] / fig["s_per_call_reuse"][0], {})
+        rt.llm.reset()
+        rt.states.clear()
+        r, wall, cpu = _timed(lambda: rt.generate(prompt, grammar=None, max_tokens=1))
+        fig["prompt_tok_per_cpu_s"] = (
+            n_prompt / cpu,
+            {"tokens": n_prompt, "wall_tok_per_s": n_prompt / wall},
+        )
+        # generation after the held prompt (prefix reuse: a few new tokens, then 64 generated)
+        r, wall, cpu = _timed(lambda: rt.generate(prompt + " Once", grammar=None, max_tokens=64))
+        n = r["usage"]["completion_tokens"]
+        fig["gen_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
+        grammar = tool_call_grammar(TOOLS, "required")
+        r, wall, cpu = _timed(lambda: rt.generate(prompt + " ", grammar=grammar, max_tokens=64))
+        n = r["usage"]["completion_tokens"]
+        fig["gen_grammar_tok_per_cpu_s"] = (n / cpu, {"tokens": n, "wall_tok_per_s": n / wall})
+
+        # prefix reuse: two interleaved four-step episodes, cold context vs state cache
+        calls = [(ep, k) for k in range(4) for ep in EPISODES]
+        # (and "reuse_unforced": the state cache without jump-forward decoding, core.llm.forcing)
+        for mode in ("cold", "reuse_unforced", "reuse"):
+            os.environ["DOCSCHISEL_LOCAL_FORCING"] = "0" if mode == "reuse_unforced" else "1"
+            if mode == "cold":
+                os.environ["DOCSCHISEL_LOCAL_FRESH_CONTEXT"] = "1"
+            else:
+                os.environ.pop("DOCSCHISEL_LOCAL_FRESH_CONTEXT", None)
+                rt.states.clear()
+                rt.llm.reset()
+            walls, cpus = [], []
+            for ep, k in calls:
+                _, wall, cpu = _timed(
+                    lambda ep=ep, k=k: complete(
+                        f"local/{name}", _episode_messages(ep, k), tools=TOOLS, cache=False, purpose="bench"
+                    )
+                )
+                walls.append(wall)
+                cpus.append(cpu)
+            fig[f"s_per_call_{mode}"] = (
+                sum(walls) / len(walls),
+                {"calls": len(walls), "cpu_s_per_call": sum(cpus) / len(cpus)},
+            )
+        os.environ.pop("DOCSCHISEL_LOCAL_FORCING", None)
+        fig["reuse_speedup"] = (fig["s_per_call_cold"][0] / fig["s_per_call_reuse"][0], {})
+        fig["forcing_speedup"] = (fig["s_per_call_reuse_unforced"][0] / fig["s_per_call_reuse"][0], {})
 
     # the 10 single-step requests
     right_tool = right_args = 0
@@ -398,6 +402,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-apibank", dest="apibank", action="store_const", const=0)
     ap.add_argument("--skip-assembly", action="store_true", help="do not time the assembly of part packages")
     ap.add_argument(
+        "--no-speed",
+        dest="speed",
+        action="store_false",
+        help="measure accuracy only (no throughput or prefix-reuse timings): for a busy machine, so the "
+        "speed figures stored from a quiet run stay the newest",
+    )
+    ap.add_argument(
         "--style-probe",
         type=int,
         default=30,
@@ -425,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         m.name for m in weights.MODELS.values() if weights.installed(m)
     ]
     passthrough = [
+        *([] if args.speed else ["--no-speed"]),
         f"--apibank={args.apibank}",
         f"--warehouse={args.warehouse}",
         f"--style-probe={args.style_probe}",
