@@ -128,24 +128,33 @@ def test_nothing_is_forced_where_the_model_chooses():
     auto = CallForcer(TOOLS, "auto", "qwen")
     assert auto("").text == ""  # a call or an answer
     assert auto('<tool_call>\n{"name": "Query').text == ""  # two tools start this way
-    assert auto('<tool_call>\n{"name": "QueryS').text == 'tock", "arguments": {"stock_code": "'
+    assert auto('<tool_call>\n{"name": "QueryS').text == 'tock", "arguments": {"stock_code":'
     # after the required argument: the optional one or the end
     assert auto('<tool_call>\n{"name": "QueryStock", "arguments": {"stock_code": "A"').text == ""
     # a number may still grow
     assert auto('<tool_call>\n{"name": "Calc", "arguments": {"a": 1').text == ""
     # after a comma only the one optional key left is possible
-    assert auto('<tool_call>\n{"name": "Calc", "arguments": {"a": 1,').text == ' "b": '
+    assert auto('<tool_call>\n{"name": "Calc", "arguments": {"a": 1,').text == ' "b":'
     # the enum's and the nullable value's first characters are the model's
     text = '<tool_call>\n{"name": "RecordHealthData", "arguments": {"health_data": [], "level": "low"'
-    assert auto(text).text == ', "code": '
+    assert auto(text).text == ', "code":'
 
 
 def test_tool_choice_forces_the_head_or_the_whole_name():
-    assert CallForcer(TOOLS, "required", "qwen")("").text == '<tool_call>\n{"name": "'
+    assert CallForcer(TOOLS, "required", "qwen")("").text == '<tool_call>\n{"name":'
     only = CallForcer(TOOLS, {"type": "function", "function": {"name": "QueryStock"}}, "qwen")
-    assert only("").text == '<tool_call>\n{"name": "QueryStock", "arguments": {"stock_code": "'
-    assert CallForcer(TOOLS, "none", "qwen")("").text == '{"final_answer": "'
-    assert CallForcer(TOOLS, "required", "json")("").text == '{"tool": "'
+    assert only("").text == '<tool_call>\n{"name": "QueryStock", "arguments": {"stock_code":'
+    assert CallForcer(TOOLS, "none", "qwen")("").text == '{"final_answer":'
+    assert CallForcer(TOOLS, "required", "json")("").text == '{"tool":'
+
+
+def test_forced_text_ends_where_a_token_of_the_model_would_start():
+    """Never a trailing space or opening quote (a token boundary the model never saw), never half a name."""
+    forcer = CallForcer(TOOLS, "auto", "qwen")
+    for text in ["<", '<tool_call>\n{"name": "QueryS', '<tool_call>\n{"name": "Calc", "arguments": {"a": 1,']:
+        forced = forcer(text).text
+        assert forced and not forced.endswith((" ", '"')), (text, forced)
+    assert forcer('<tool_call>\n{"name": "Q').text == ""  # QueryHistoryToday or QueryStock
 
 
 def test_text_off_the_structure_forces_nothing():
@@ -153,5 +162,5 @@ def test_text_off_the_structure_forces_nothing():
     assert forcer("Sure! ") == forcer("Sure! ").__class__("", False)
     assert forcer('<tool_call>\n{"name": "Nope').text == ""
     # the grammar's optional spaces are followed either way
-    assert forcer('<tool_call>\n{"name":"QueryS').text == 'tock", "arguments": {"stock_code": "'
-    assert forcer('<tool_call>\n{ "name" : "QueryS').text == 'tock", "arguments": {"stock_code": "'
+    assert forcer('<tool_call>\n{"name":"QueryS').text == 'tock", "arguments": {"stock_code":'
+    assert forcer('<tool_call>\n{ "name" : "QueryS').text == 'tock", "arguments": {"stock_code":'
