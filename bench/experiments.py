@@ -118,6 +118,14 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         4.0,
         [_compare(d, "og,et,dc", "--optimizer-model evidence", 1) for d in API_BANK_GROUPS],
     ),
+    #  1b: the same with 3 independent optimization runs (seeds differ for the agent's sampling and the
+    #     example choices): ~3 x the DC and ET optimization episodes of stage 1 plus 3 x 3 evaluations;
+    #     resumable per episode. finance + information took ~130 new episodes on top of stage 1's.
+    "compare-api-bank-1b": (
+        6000,
+        10.0,
+        [_compare(d, "og,et,dc", "--optimizer-model evidence", 3) for d in API_BANK_GROUPS],
+    ),
     #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM (Qwen 1.5B, <= 3 traces
     #     diagnosed per iteration: ~8 model calls per iteration)
     "compare-api-bank-2": (
@@ -189,6 +197,7 @@ STEPS: dict[str, list[str]] = {k: v[2] for k, v in PLAN.items()}
 WAREHOUSE = {
     "retrieval": "data/retrieval.duckdb",
     "compare-api-bank-1": "data/compare-api-bank.duckdb",
+    "compare-api-bank-1b": "data/compare-api-bank.duckdb",
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
     "sop-workbench-1": "data/sop-workbench.duckdb",
