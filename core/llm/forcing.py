@@ -158,8 +158,8 @@ def _natural_end(text: str) -> str:
     Why: forced text is tokenized on its own, so a trailing `"` or ` ` becomes
     a token of its own, a boundary the model almost never saw before a tool
     name or value (it writes ` "` + `Query`, or `"Query`). Ending there shifted
-    its choice of tool: on API-Bank level-1, right API fell from 92.8 % to
-    77.4 % for Qwen 0.5B. The model writes the space and the quote itself,
+    its choice of tool: on 60 API-Bank level-1 samples, Qwen 0.5B's right calls
+    fell from 81.7 % (unforced) to 56.7 %. The model writes the space and the quote itself,
     so the value starts the way it was trained to start it.
     """
     return text.rstrip(' "')
@@ -169,7 +169,6 @@ def _natural_end(text: str) -> str:
 class _Tool:
     props: dict[str, Any]
     required: list[str]
-    defs: dict[str, Any]
 
 
 class CallForcer:
@@ -188,8 +187,7 @@ class CallForcer:
                 params = fn.get("parameters") or {}
                 props = params.get("properties") if isinstance(params, dict) else None
                 props = props if isinstance(props, dict) else {}
-                defs = {**(params.get("definitions") or {}), **(params.get("$defs") or {})} if props else {}
-                self.tools[name] = _Tool(props, list(params.get("required") or []) if props else [], defs)
+                self.tools[name] = _Tool(props, list(params.get("required") or []) if props else [])
         self.answer = (tool_choice != "required" and not only) or not self.tools
 
     def __call__(self, text: str) -> Forced:
@@ -257,7 +255,8 @@ class CallForcer:
             w.lit("\n</tool_call>")
         raise _Complete
 
-    def _pair(self, w: _Walk, tool: _Tool, key: str) -> None:
+    def _pair(self, w: _Walk) -> None:
+        """`: value` after a key."""
         w.ws("")
         w.lit(":")
         w.ws(" ")
@@ -278,11 +277,11 @@ class CallForcer:
                     w.lit(",")
                     w.ws(" ")
                 w.lit(json.dumps(key, ensure_ascii=False))
-                self._pair(w, tool, key)
+                self._pair(w)
             rest = opt
         elif w.peek() == '"':
             key = json.loads(w.choose([json.dumps(k, ensure_ascii=False) for k in opt]))
-            self._pair(w, tool, key)
+            self._pair(w)
             rest = opt[opt.index(key) + 1 :]
         else:
             rest = []  # no arguments: the object closes
@@ -294,7 +293,7 @@ class CallForcer:
             w.lit(",")
             w.ws(" ")
             key = json.loads(w.choose([json.dumps(k, ensure_ascii=False) for k in rest]))
-            self._pair(w, tool, key)
+            self._pair(w)
             rest = rest[rest.index(key) + 1 :]
         w.ws("")
         w.lit("}")
