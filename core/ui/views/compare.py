@@ -162,13 +162,18 @@ def stored_comparisons(path: str) -> None:
         "Comparison", list(by_id), format_func=lambda i: report.title(by_id[i]), key="cmp_stored"
     )
     c = by_id[cid]
-    tabs = st.tabs(["TS / TC", "Significance", "Efficiency (Table III)", "Curves (Figs. 9–10)", "Table IV"])
+    # lazy: only the open tab's table is built and sent
+    tabs = st.tabs(
+        ["TS / TC", "Significance", "Efficiency (Table III)", "Curves (Figs. 9–10)", "Table IV"],
+        key="cmp_stored_tab",
+        on_change="rerun",
+    )
     frames = (
-        report.summary_frame(c),
-        report.significance_frame(c),
-        report.efficiency_frame(c),
-        report.curve_frame(c),
-        report.optimizer_frame(c),
+        report.summary_frame,
+        report.significance_frame,
+        report.efficiency_frame,
+        report.curve_frame,
+        report.optimizer_frame,
     )
     empty = (
         "No methods stored.",
@@ -177,20 +182,22 @@ def stored_comparisons(path: str) -> None:
         "No curves: this comparison ran with no curve evaluations.",
         "One optimizer model only; pass several to compare them.",
     )
-    for tab, frame, none in zip(tabs, frames, empty, strict=True):
+    for tab, make, none in zip(tabs, frames, empty, strict=True):
+        if not tab.open:
+            continue
         with tab:
+            frame = make(c)
             if frame.empty:
                 st.caption(none)
             else:
                 st.dataframe(frame, hide_index=True)
-    with tabs[3]:
-        if not c.curves.empty:
-            mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
-            st.plotly_chart(
-                charts.curves(mean, "budget", "ts", "series", "Iteration budget k", "Test TS"),
-                key="stored_curve",
-                config={"displaylogo": False},
-            )
+    if tabs[3].open and not c.curves.empty:
+        mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
+        tabs[3].plotly_chart(
+            charts.curves(mean, "budget", "ts", "series", "Iteration budget k", "Test TS"),
+            key="stored_curve",
+            config={"displaylogo": False},
+        )
     st.caption(
         f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
         f"{len(c.task_ids)} test tasks, the same for every method."
@@ -466,7 +473,17 @@ def render() -> None:
     c[2].caption(
         "Evaluation runs per method: " + " · ".join(f"{NAMES.get(m, m)} {n}" for m, n in counts.items())
     )
-    boxes(points, split, q.method_task_outcomes(path, benchmark, split))
-    summary(points, split, benchmark)
-    efficiency(path, benchmark, points)
-    curves(path, benchmark)
+    # lazy: the efficiency table and the curves are built and drawn only when their tab is opened
+    scores, costs, iters = st.tabs(
+        ["Scores", "Efficiency (Table III)", "Iteration curves (Figs. 9–10)"], key="cmp_view", on_change="rerun"
+    )
+    if scores.open:
+        with scores:
+            boxes(points, split, q.method_task_outcomes(path, benchmark, split))
+            summary(points, split, benchmark)
+    if costs.open:
+        with costs:
+            efficiency(path, benchmark, points)
+    if iters.open:
+        with iters:
+            curves(path, benchmark)

@@ -238,32 +238,43 @@ def plan_view(path: str, run_id: str, tool: str, iteration: int | None) -> None:
     plans = q.plans_of(path, run_id, tool)
     if plans.empty:
         st.caption("No plan recorded.")
-    else:
-        merged = plans[plans["scope"] == "merged"]
-        its = (
-            sorted(merged["iteration"].unique()) if not merged.empty else sorted(plans["iteration"].unique())
-        )
-        shown = [iteration] if iteration is not None and iteration in its else its
-        for it in shown:
-            rows = merged[merged["iteration"] == it] if not merged.empty else plans[plans["iteration"] == it]
-            n_trace = int(((plans["scope"] == "trace") & (plans["iteration"] == it)).sum())
-            st.markdown(
-                f"**Iteration {it}** — merged plan"
-                + (f" (from {n_trace} per-trace plans)" if n_trace else "")
+        return
+    merged = plans[plans["scope"] == "merged"]
+    its = sorted(merged["iteration"].unique()) if not merged.empty else sorted(plans["iteration"].unique())
+    shown = [iteration] if iteration is not None and iteration in its else its
+    if len(shown) == 1:
+        _plan_of_iteration(plans, merged, shown[0])
+        return
+    # one iteration's plan at a time (lazy tabs, the newest first): each table costs the browser its
+    # drawing, and an analyst compares plans by switching tabs
+    newest_first = list(reversed(shown))
+    tabs = st.tabs(
+        [f"Iteration {it}" for it in newest_first], key=f"dg_plan_tab_{run_id}_{tool}", on_change="rerun"
+    )
+    for tab, it in zip(tabs, newest_first, strict=True):
+        if tab.open:
+            with tab:
+                _plan_of_iteration(plans, merged, it)
+
+
+def _plan_of_iteration(plans: pd.DataFrame, merged: pd.DataFrame, it: int) -> None:
+    """One iteration's merged plan (or its per-trace plans when none was merged)."""
+    rows = merged[merged["iteration"] == it] if not merged.empty else plans[plans["iteration"] == it]
+    n_trace = int(((plans["scope"] == "trace") & (plans["iteration"] == it)).sum())
+    st.markdown(f"**Iteration {it}** — merged plan" + (f" (from {n_trace} per-trace plans)" if n_trace else ""))
+    for value in rows["operations"]:
+        ops = operations(value)
+        if ops.empty:
+            st.caption("Empty plan.")
+        else:
+            st.dataframe(
+                ops,
+                hide_index=True,
+                column_config={  # long texts get a fixed width (the full text on hover)
+                    "Reason": st.column_config.TextColumn("Reason", width=300),
+                    "Content": st.column_config.TextColumn("Content", width=300),
+                },
             )
-            for value in rows["operations"]:
-                ops = operations(value)
-                if ops.empty:
-                    st.caption("Empty plan.")
-                else:
-                    st.dataframe(
-                        ops,
-                        hide_index=True,
-                        column_config={  # long texts get a fixed width (the full text on hover)
-                            "Reason": st.column_config.TextColumn("Reason", width=300),
-                            "Content": st.column_config.TextColumn("Content", width=300),
-                        },
-                    )
 
 
 def candidates_view(path: str, run_id: str, tool: str) -> None:
@@ -373,11 +384,16 @@ def render() -> None:
     iteration = None if it_value == "all" else int(it_value)
 
     st.markdown("##### Implicated fields")
-    across_traces, across_tools = st.tabs([f"The failed traces of {tool}", "Across tools"])
-    with across_traces:
-        trace_cards(path, run_id, tool, iteration, first=st.query_params.get("episode"))
-    with across_tools:
-        heatmap(path, run_id, iteration)
+    # lazy: only the open tab runs and is sent (a hidden heatmap still costs the browser its drawing)
+    across_traces, across_tools = st.tabs(
+        ["The failed traces of this tool", "Across tools"], key="dg_tab", on_change="rerun"
+    )
+    if across_traces.open:
+        with across_traces:
+            trace_cards(path, run_id, tool, iteration, first=st.query_params.get("episode"))
+    if across_tools.open:
+        with across_tools:
+            heatmap(path, run_id, iteration)
     st.divider()
     st.markdown(f"##### Failed traces of `{tool}`")
     diagnoses_table(path, run_id, tool, iteration)
