@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from core.cli.app import dashboard_command  # noqa: E402
 from core.sample import seeded_copy  # noqa: E402
 from core.warehouse.store import close_all  # noqa: E402
 from tests.browser.test_dashboard_browser import (  # noqa: E402
@@ -64,9 +65,7 @@ def _dashboard_bench():  # noqa: ANN202
 def _server(path: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(path)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
+        [*dashboard_command("127.0.0.1", port), "--server.fileWatcherType", "none"],  # as `docschisel app` does
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     while True:

@@ -161,3 +161,37 @@ def test_paired_evidence_of_a_comparison_by_hand():
     assert e["mde"] == pytest.approx((1.959963984540054 + 0.8416212335729143) * sd / 2)
     assert e["paired_low"] <= e["paired_delta"] <= e["paired_high"]
     assert paired_evidence(dc, [], "ts")["paired_n"] == 0
+
+
+def test_auto_is_exact_when_one_sample_is_small_like_scipy() -> None:
+    """scipy's 'auto' is exact when one sample has at most 8 values (the other may be long)."""
+    rng = np.random.default_rng(3)
+    for n2 in (9, 40, 300):
+        x, y = rng.normal(size=5), rng.normal(size=n2) + 0.3
+        ours, ref = mann_whitney_u(x, y), st.mannwhitneyu(x, y, alternative="two-sided")
+        assert ours.method == "exact"
+        assert ours.u == ref.statistic and ours.p == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
+
+
+def test_mcnemar_and_detectable_effect_without_scipy_agree_with_it() -> None:
+    from core.study.stats import mcnemar_exact, minimum_detectable_effect
+
+    for b, c in [(0, 0), (14, 1), (30, 41), (200, 170)]:
+        p = mcnemar_exact([True] * b + [False] * c, [False] * b + [True] * c).p
+        assert p == pytest.approx(min(1.0, 2 * st.binom.cdf(min(b, c), b + c, 0.5)) if b + c else 1.0)
+    z = st.norm.ppf(0.975) + st.norm.ppf(0.8)
+    assert minimum_detectable_effect(n=40, sd=1.0) == pytest.approx(z / np.sqrt(40))
+
+
+def test_reading_results_does_not_import_scipy_stats() -> None:
+    """The dashboard's pages and the results report read stored tests: scipy.stats (1-2 s) stays unloaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import core.ui.app, core.ui.views.compare, core.ui.views.impact, core.study.report, "
+        "core.study.compare_report; from core.ui.stats import versus; versus('a', {'a': [1, 2, 3], 'b': [2, 3, 4]}); "
+        "print('scipy.stats' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -123,7 +123,7 @@ def fields_cmd(
 def show_cmd(study_id: str | None, fmt: str, warehouse: str | None) -> None:
     """Print the stored field-impact tables (latest row per study and field)."""
     from core.study import report
-    from core.study.fields import latest_impacts
+    from core.study.report import latest_impacts
 
     frame = latest_impacts(open_warehouse(warehouse), study_id)
     if frame.empty:

@@ -117,8 +117,7 @@ def local_baseline(wh) -> str | None:
 
 @section(30, "Field-impact study (the paper's RQ2, Fig. 1 as tables)")
 def field_impact(wh) -> str | None:
-    from core.study.fields import latest_impacts
-    from core.study.report import current_studies, markdown, title
+    from core.study.report import current_studies, latest_impacts, markdown, title
 
     rows = latest_impacts(wh)
     rows = rows[rows["operation"].isin(["add", "remove"])] if not rows.empty else rows

@@ -47,6 +47,7 @@ from core.benchmarks.splits import get_or_create_split
 from core.docs import DocSet, ToolDoc
 from core.fields import CODES
 from core.study.evidence import Evidence, collect_evidence, tool_meta
+from core.study.report import latest_impacts  # noqa: F401 - re-exported: callers read it from here
 from core.study.stats import paired_delta, paired_task_delta
 from core.study.supplement import supplement
 from core.warehouse.records import content_hash, now
@@ -377,15 +378,3 @@ def task_successes(warehouse, run_id: str) -> dict[str, float]:
 
 def _mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if values else None
-
-
-def latest_impacts(warehouse, study_id: str | None = None) -> pd.DataFrame:
-    """The current row per (study, field): the latest written (the table is append-only)."""
-    where = "WHERE study_id = ?" if study_id else ""
-    return warehouse.query(
-        f"""SELECT * EXCLUDE (rn) FROM (
-                SELECT *, row_number() OVER (PARTITION BY study_id, field ORDER BY created_at DESC, repeats DESC) AS rn
-                FROM field_impact {where}
-            ) WHERE rn = 1 ORDER BY benchmark, domain, model, paradigm, study_id""",
-        [study_id] if study_id else [],
-    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy.stats import mannwhitneyu
+from core.study.stats import mann_whitney_u
 
 
 def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
@@ -50,9 +50,9 @@ def versus(reference: str, groups: Mapping[str, Sequence[float]]) -> dict[str, d
         if len(ref) < 2 or len(vals) < 2:
             out[name] = {"u": None, "p": None, "p_holm": None}
             continue
-        res = mannwhitneyu(ref, vals, alternative="two-sided")
-        raw[name] = float(res.pvalue)
-        out[name] = {"u": float(res.statistic), "p": float(res.pvalue), "p_holm": None}
+        res = mann_whitney_u(ref, vals)  # scipy's two-sided default, without importing scipy.stats
+        raw[name] = float(res.p)
+        out[name] = {"u": float(res.u), "p": float(res.p), "p_holm": None}
     for name, p in holm(raw).items():
         out[name]["p_holm"] = p
     return out

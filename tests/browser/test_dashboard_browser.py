@@ -14,7 +14,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from core import jobs
+from core.cli.app import dashboard_command
 from core.sample import seeded_copy
 from core.warehouse import Warehouse
 from core.warehouse.store import close_all
@@ -78,11 +78,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
            "DOCSCHISEL_PLUGINS": "core.sample.plugin"}  # fmt: skip
     log = (tmp_path_factory.getbasetemp() / "streamlit.log").open("wb")
     proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        ],
+        [*dashboard_command("127.0.0.1", port), "--server.fileWatcherType", "none"],  # as `docschisel app`
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -50,8 +50,7 @@ def field_impact(wh: Warehouse) -> pd.DataFrame:
     A cell (benchmark, domain, model, paradigm) measured twice — say on 4 and
     then on 12 tasks — shows one study's rows, never a mix of the two.
     """
-    from core.study.fields import latest_impacts
-    from core.study.report import current_studies
+    from core.study.report import current_studies, latest_impacts
 
     rows = latest_impacts(wh)
     if rows.empty:
