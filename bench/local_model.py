@@ -477,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
         return res
 
     speed_only = ["--apibank=0", "--style-probe=0", "--skip-assembly", f"--warehouse={args.warehouse}"]
+    bench_id = content_hash("bench", {"script": "local_model", "argv": sys.argv[1:], "t": time.time()})
+    stored = 0
     for name in names:
         print(f"== local/{name}", flush=True)
         res = child(name, passthrough)
@@ -492,21 +494,16 @@ def main(argv: list[str] | None = None) -> int:
         for metric, (value, detail) in res["figures"].items():
             print(f"   {metric:28} {value:10.3f}  {json.dumps(detail)}")
         results.append(res)
-    if results:
-        host = host_info()
-        bench_id = content_hash("bench", {"script": "local_model", "argv": sys.argv[1:], "t": time.time()})
+        # stored as soon as the model is measured: an interrupted run keeps every finished model's figures
         rows = [
-            (
-                r["model"],
-                metric,
-                value,
-                {**detail, **({"identity": r["identity"]} if metric == "load_s" else {})},
-            )
-            for r in results
-            for metric, (value, detail) in r["figures"].items()
+            (res["model"], metric, value, {**detail, **({"identity": res["identity"]} if metric == "load_s" else {})})
+            for metric, (value, detail) in res["figures"].items()
         ]
-        Warehouse(args.warehouse).record_bench_results(bench_id, "local_model", rows, host)
-        print(f"stored {len(rows)} figures as bench {bench_id} in {args.warehouse}")
+        Warehouse(args.warehouse).record_bench_results(bench_id, "local_model", rows, host_info())
+        stored += len(rows)
+        print(f"   stored {len(rows)} figures as bench {bench_id} in {args.warehouse}", flush=True)
+    if stored:
+        print(f"stored {stored} figures as bench {bench_id} in {args.warehouse}")
     return 0 if len(results) == len(names) else 1
 
 
