@@ -76,10 +76,16 @@ def local_backbones(wh) -> str | None:
 
     sizes = df[df["metric"] == "apibank_right_call"].set_index("subject")["detail"].map(json.loads)
     n = ", ".join(f"{m}: n = {sizes[m].get('n')}" for m in models if m in sizes.index)
-    host = json.loads(df["host"].iloc[0])
+    hosts = df.assign(h=df["host"].map(json.loads))
+    host = hosts["h"].iloc[0]
+    speed = hosts[hosts["metric"].str.startswith("s_per_call")]["h"].map(lambda h: h.get("load_avg_1m", 0))
+    acc = hosts[hosts["metric"] == "apibank_s_per_call"]["h"].map(lambda h: h.get("load_avg_1m", 0))
+    loads = f"load average {speed.max():.1f} at most when the speed rows were stored" if not speed.empty else ""
+    if not acc.empty:
+        loads += f"{'; ' if loads else ''}{acc.max():.1f} at most for the API-Bank rows, whose s / call is wall time"
     return (
         "Measured by `python bench/local_model.py`, each model alone in its own process with one llama.cpp "
-        f"thread ({host.get('cores')} cores; load average {host.get('load_avg_1m', 0):.1f} when stored), and "
+        f"thread ({host.get('cores')} cores; {loads or 'load average unknown'}), and "
         "again with two threads (one process using both cores: the interactive case; experiments run two "
         "one-thread processes side by side). Tokens "
         "per CPU-second depend less than wall times on what else the machine runs. Prefix reuse: two "
