@@ -66,8 +66,18 @@ def _sop(sub: str, extra: str) -> str:
 
 # step -> (planned episodes, expected hours on 2 cores, commands)
 PLAN: dict[str, tuple[int, float, list[str]]] = {
-    # speed, memory and API-Bank level-1 accuracy of every installed local model (195 samples each)
-    "backbones": (585, 1.3, ["python bench/local_model.py --warehouse data/bench-local.duckdb"]),
+    # speed and memory of every installed local model on a quiet machine (1 and 2 threads; ~35 min,
+    # nothing else running), then API-Bank level-1 accuracy (195 samples each) beside other work: measured
+    # with one other model process running, Qwen 0.5B took 47 min, SmolLM2 18 min, Qwen 1.5B ~2.5 h
+    "backbones": (
+        585,
+        3.8,
+        [
+            "python bench/local_model.py --no-apibank --style-probe 0 --also-threads 2 "
+            "--warehouse data/bench-local.duckdb",
+            "python bench/local_model.py --no-speed --style-probe 0 --warehouse data/bench-local.duckdb",
+        ],
+    ),
     # the original-docs baseline table: every domain, both paradigms, the default backbone
     # (API-Bank: the whole test split, 78 tasks; WorkBench: 20 tasks per domain)
     "baseline": (
