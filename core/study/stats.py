@@ -29,16 +29,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from types import ModuleType
 
 import numpy as np
-
-
-def _scipy_stats() -> ModuleType:
-    """scipy.stats, imported on first use (Student's t quantile): it takes 1-2 s to import."""
-    from scipy import stats
-
-    return stats
 
 
 @dataclass(frozen=True)
@@ -190,7 +182,9 @@ def t_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
     mean = float(a.mean())
     if n == 1:
         return Interval(mean, mean, mean, 1, "t")
-    half = float(_scipy_stats().t.ppf(0.5 + confidence / 2.0, n - 1) * a.std(ddof=1) / math.sqrt(n))
+    from scipy import stats  # here, not at import: scipy.stats takes 1-2 s to load
+
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1) * a.std(ddof=1) / math.sqrt(n))
     return Interval(mean, mean - half, mean + half, n, "t")
 
 
