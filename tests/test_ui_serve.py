@@ -1,29 +1,84 @@
-"""core.ui.serve: the dashboard's launcher imports the pages' libraries beside the server's start."""
+"""core.ui.serve: the dashboard's launcher loads the pages' code beside the server's start."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+
+import pytest
 
 from core.cli.app import dashboard_command
-from core.ui.serve import PRELOAD, preload
+from core.ui import serve
+from core.ui.serve import LIBRARIES, VIEWS, preload, wait_for, warm
 
 
 def test_preload_imports_what_it_can_and_skips_what_fails() -> None:
     assert preload(("json", "core_no_such_module_here", "csv")) == ["json", "csv"]
 
 
-def test_preloaded_modules_hold_no_streamlit_cache() -> None:
-    """A cached function defined outside a running server would bind to a private cache: none is preloaded."""
-    code = (
-        "import sys\n"
-        "from core.ui.serve import preload\n"
-        "preload()\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('core.ui.', 'streamlit')) and m != 'core.ui.serve'))"
-    )
+def test_every_view_module_is_preloaded() -> None:
+    from core.config import PROJECT_ROOT
+
+    on_disk = {f"core.ui.views.{p.stem}" for p in (PROJECT_ROOT / "core" / "ui" / "views").glob("*.py")}
+    assert on_disk - {"core.ui.views.__init__"} == set(VIEWS)
+
+
+def test_views_wait_for_the_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Libraries load at once; the views (with their caches) only once the server's runtime exists."""
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(serve, "preload", lambda modules: seen.append(modules) or list(modules))
+    monkeypatch.setattr(serve, "warm_plotly", lambda: None)
+    started = threading.Event()
+    result: list[list[str]] = []
+    thread = threading.Thread(target=lambda: result.append(warm(runtime_exists=started.is_set)))
+    thread.start()
+    assert wait_for(lambda: len(seen) == 1, timeout_s=30)
+    assert seen == [LIBRARIES] and thread.is_alive()  # waiting on the runtime
+    started.set()
+    thread.join(timeout=30)
+    assert seen == [LIBRARIES, ("core.ui.app", *VIEWS)]
+    assert result == [[*LIBRARIES, "core.ui.app", *VIEWS]]
+
+
+def test_no_runtime_no_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serve, "RUNTIME_WAIT_S", 0.2)
+    monkeypatch.setattr(serve, "warm_plotly", lambda: None)
+    monkeypatch.setattr(serve, "preload", lambda modules: list(modules))
+    assert serve.warm(runtime_exists=lambda: False) == list(LIBRARIES)
+
+
+def test_a_cache_defined_before_the_runtime_uses_the_runtimes_storage() -> None:
+    """The Streamlit behaviour preloading relies on: a cached function binds its storage at its first call."""
+    code = """
+import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.caching.storage.dummy_cache_storage import MemoryCacheStorageManager
+
+@st.cache_data(ttl=10)
+def f(x):
+    return x * 2
+
+class Manager(MemoryCacheStorageManager):
+    created = 0
+    def create(self, context):
+        Manager.created += 1
+        return super().create(context)
+
+class Runtime:
+    cache_storage_manager = Manager()
+
+runtime.exists = lambda: True
+runtime.get_instance = lambda: Runtime()
+assert f(2) == 4 and f(2) == 4
+print(Manager.created)
+"""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"  # not even streamlit: no cache can be defined
-    assert all(not m.startswith("core.ui") for m in PRELOAD)
+    assert out.stdout.strip().splitlines()[-1] == "1"
+
+
+def test_plotly_warms_without_error() -> None:
+    serve.warm_plotly()
 
 
 def test_the_app_command_runs_the_launcher() -> None:
