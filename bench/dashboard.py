@@ -171,7 +171,7 @@ def bench_pages(path: Path) -> list[tuple[str, float, float]]:
     out = []
     at = open_app(path)
     t0 = time.perf_counter()
-    for page in PAGE_FILES:  # warm-up: module imports (plotly, scipy) are paid once per server process
+    for page in PAGE_FILES:  # warm-up: module imports (pandas, Altair) are paid once per server process
         show(at, page)
     print(f"  first pass over all pages (imports, process warm-up): {time.perf_counter() - t0:.1f} s")
     for page in PAGE_FILES:

@@ -47,7 +47,7 @@ def test_the_sops_page_shows_a_run(evolved: tuple[Path, str]) -> None:
     assert not problems(at), problems(at)
     assert at.title[0].value == "SOPs"
     assert at.selectbox(key="sop_run").value == run_id
-    assert len(at.get("plotly_chart")) == 2  # lifetimes and curves
+    assert len(at.get("vega_lite_chart")) == 2  # lifetimes and curves
     codes = [c.value for c in at.code]
     assert any(c.startswith("def ") and "tools.call(" in c for c in codes), "the SOP's code, read-only"
     assert any("Returns" in c or "Parameters" in c or "lookup" in c for c in codes), "its schema"
@@ -83,3 +83,25 @@ def test_the_sops_page_has_an_empty_state_and_builds_the_job_command(tmp_path: P
 
     out = CliRunner().invoke(cli, [*argv, "--help"])  # every option the page passes parses
     assert out.exit_code == 0, out.output
+
+
+def test_a_run_still_under_way_shows_its_epochs_without_a_result(
+    evolved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A run whose process was stopped before its result row (NULL selected epoch and test) still draws."""
+    import shutil
+
+    from core.warehouse import Warehouse
+    from core.warehouse.store import close_all
+
+    path, run_id = evolved
+    copy = tmp_path / "unfinished.duckdb"
+    shutil.copy(path, copy)
+    with Warehouse(copy).transaction() as con:
+        con.execute("DELETE FROM sop_results WHERE run_id = ?", [run_id])
+    close_all()
+    at = show(open_app(copy), "sops")
+    assert not problems(at), problems(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Selected epoch"] == "–" and "Held-out test TS" not in metrics
+    assert len(at.get("vega_lite_chart")) == 2

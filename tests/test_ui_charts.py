@@ -62,24 +62,41 @@ def test_compare_marks_come_from_the_paired_test_where_the_methods_ran_the_same_
     assert significance(points, "ts")[1]["OG"] == stats.stars(rows.loc["DC vs OG", "p_holm"])  # runs only
 
 
+def _layers(spec: dict) -> list[dict]:
+    return spec.get("layer") or spec.get("spec", {}).get("layer") or [spec]
+
+
 def test_field_impact_colours_added_red_and_removed_black() -> None:
     df = pd.DataFrame(
         [
-            {"field": "UE", "operation": "add", "delta_pp": 4.0, "ci_low": 1.0, "ci_high": 7.0},
-            {"field": "FD", "operation": "remove", "delta_pp": -6.0, "ci_low": -9.0, "ci_high": -2.0},
+            {"field": "UE", "operation": "add", "delta_pp": 4.0, "ci_low": 1.0, "ci_high": 7.0, "n_label": "n=12",
+             "significant": True},
+            {"field": "FD", "operation": "remove", "delta_pp": -6.0, "ci_low": -9.0, "ci_high": -2.0, "n_label": "n=12",
+             "significant": False},
         ]
-    )
-    fig = charts.field_impact.__wrapped__(df)  # as built (the kept copy encodes arrays)
-    assert list(fig.layout.xaxis.tickvals) == ["FD", "UE"]  # taxonomy order
-    assert REMOVE_COLOR in fig.layout.xaxis.ticktext[0] and ADD_COLOR in fig.layout.xaxis.ticktext[1]
-    bars = {t.name: t for t in fig.data}
+    )  # fmt: skip
+    spec = charts.field_impact(df).to_dict()
+    bars, errors, text, _zero = _layers(spec)
+    x = bars["encoding"]["x"]
+    assert x["sort"] == ["FD", "UE"]  # taxonomy order
+    assert x["title"] == "Documentation field" and bars["encoding"]["y"]["title"] == "ΔTS (pp)"
+    assert bars["encoding"]["color"]["scale"] == {
+        "domain": ["add", "remove"],
+        "range": [ADD_COLOR, REMOVE_COLOR],
+    }
+    label_color = x["axis"]["labelColor"]  # tick labels: removed fields black, the others red
     assert (
-        bars["Added field"].marker.color == ADD_COLOR and bars["Removed field"].marker.color == REMOVE_COLOR
+        label_color["condition"]["test"]["oneOf"] == ["FD"]
+        and label_color["condition"]["value"] == REMOVE_COLOR
     )
-    assert list(bars["Removed field"].error_y.arrayminus) == [3.0]
-    assert fig.layout.yaxis.title.text == "ΔTS (pp)" and fig.layout.xaxis.title.text == "Documentation field"
-    faceted = charts.field_impact(df.assign(domain=["email", "calendar"]), facet="domain")
-    assert len(faceted.layout.annotations) == 2
+    assert label_color["value"] == ADD_COLOR
+    assert errors["encoding"]["y"]["field"] == "ci_low" and errors["encoding"]["y2"]["field"] == "ci_high"
+    rows = {r["field"]: r for r in spec["datasets"][next(iter(spec["datasets"]))]}
+    assert (
+        rows["UE"]["label"] == "n=12 *" and rows["FD"]["label"] == "n=12"
+    )  # n on each bar, * if significant
+    faceted = charts.field_impact(df.assign(domain=["email", "calendar"]), facet="domain").to_dict()
+    assert faceted["facet"]["row"]["field"] == "domain" and faceted["resolve"]["scale"]["x"] == "independent"
 
 
 def test_method_boxes_carry_the_trace_keys() -> None:
@@ -93,22 +110,44 @@ def test_method_boxes_carry_the_trace_keys() -> None:
             "run": ["a", "b", "c"],
         }
     )
-    fig = charts.method_boxes(points, "ts", "Task success (TS)", {"OG": "*"})
-    assert {t.name for t in fig.data} == {"OG", "DC"}
-    assert fig.data[0].customdata is not None and fig.layout.yaxis.title.text == "Task success (TS)"
-    assert any(a.text == "*" for a in fig.layout.annotations)
+    spec = charts.method_boxes(points, "ts", "Task success (TS)", {"OG": "*"}).to_dict()
+    boxes, dots, marks = _layers(spec)
+    assert boxes["mark"]["type"] == "boxplot" and boxes["encoding"]["x"]["sort"] == ["OG", "DC"]
+    assert boxes["encoding"]["y"]["title"] == "Task success (TS)"
+    (pick,) = spec["params"]  # on the points' layer
+    assert pick["name"] == charts.PICK and pick["select"]["fields"] == charts.PICK_FIELDS
+    assert pick["views"] == [dots["name"]] and dots["mark"]["type"] == "circle"
+    assert marks["mark"]["type"] == "text" and marks["encoding"]["text"]["field"] == "mark"
+    data = [r for rows in spec["datasets"].values() for r in rows]
+    assert {r["run_id"] for r in data if "run_id" in r} == {"r1", "r2", "r3"}
 
 
-def test_a_kept_figure_serialises_like_the_one_built_and_the_same_every_time() -> None:
-    """Figures are kept per input; the copy handed out must draw the same chart and keep its identity
-    across reruns (Streamlit keys a chart's selection by its serialised figure)."""
-    import plotly.io as pio
-
+def test_the_same_input_gives_the_same_spec() -> None:
+    """Streamlit keeps a chart, and the point a user clicked, across reruns only while its spec stays the same."""
     points = pd.DataFrame(
-        {"method": ["OG", "DC"], "ts": [0.2, 0.6], "run_id": "r", "docset_id": "d", "repeat": 0, "run": "x"}
+        {
+            "method": ["OG", "DC", "DC"],
+            "ts": [0.2, 0.6, 0.7],
+            "run_id": "r",
+            "docset_id": "d",
+            "repeat": 0,
+            "run": "x",
+        }
     )
-    built = pio.to_json(charts.method_boxes.__wrapped__(points, "ts", "TS"), validate=False)
-    first = pio.to_json(charts.method_boxes(points, "ts", "TS"), validate=False)
-    again = pio.to_json(charts.method_boxes(points, "ts", "TS"), validate=False)
-    assert first == again
-    assert json.loads(first) == json.loads(built)
+    first = json.dumps(charts.method_boxes(points, "ts", "TS").to_dict(), sort_keys=True)
+    assert json.dumps(charts.method_boxes(points, "ts", "TS").to_dict(), sort_keys=True) == first
+
+
+def test_picked_reads_the_clicked_points_in_either_shape() -> None:
+    rows = [{"run_id": "r1", "docset_id": "d1", "repeat": 0, "run": "a"}]
+    assert charts.picked({"selection": {charts.PICK: rows}}) == rows
+    columns = {"run_id": ["r1"], "docset_id": ["d1"], "repeat": [0], "run": ["a"]}
+    assert charts.picked({"selection": {charts.PICK: columns}}) == rows
+    assert charts.picked({"selection": {}}) == [] and charts.picked(None) == []
+
+
+def test_heatmap_colour_scale_starts_at_zero_and_keeps_the_order() -> None:
+    matrix = pd.DataFrame([[0, 3], [1, 0]], index=["t2", "t1"], columns=["UE", "FD"])
+    cells, _text = _layers(charts.heatmap(matrix, "Field", "Tool", "Diagnoses").to_dict())
+    assert cells["encoding"]["color"]["scale"]["domain"] == [0, 3.0]
+    assert cells["encoding"]["x"]["sort"] == ["UE", "FD"] and cells["encoding"]["y"]["sort"] == ["t2", "t1"]

@@ -44,8 +44,8 @@ def test_a_bar_is_marked_when_every_cells_paired_interval_excludes_zero() -> Non
     assert not _aggregate(pd.concat([up, spans], ignore_index=True), None).loc[0, "significant"]
     assert not _aggregate(pd.concat([up, down], ignore_index=True), None).loc[0, "significant"]
     assert _aggregate(pd.concat([down, down], ignore_index=True), None).loc[0, "significant"]
-    fig = field_impact(agg.reset_index(), "domain")
-    texts = sorted(t for bar in fig.data for t in bar.text)
+    spec = field_impact(agg.reset_index(), "domain").to_dict()
+    texts = sorted(r["label"] for rows in spec["datasets"].values() for r in rows)
     assert texts == ["n=12×3", "n=12×3 *", "n=12×3 *"]
 
 

@@ -37,26 +37,26 @@ def test_every_page_renders_on_a_seeded_warehouse(seeded: tuple[Path, dict]) -> 
         assert at.title[0].value == title, page
     # the pages draw the seeded study, not empty states
     show(at, "impact")
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
     show(at, "compare")
-    assert len(at.get("plotly_chart")) >= 2
+    assert len(at.get("vega_lite_chart")) >= 2
     assert any("DC vs OG" in str(df.value.to_dict()) for df in at.dataframe)
     # DC and OG ran the same test tasks: the mark comes from the paired per-task test
     assert any("paired per task" in str(df.value.to_dict()) for df in at.dataframe)
     # the other views of the page are built only when their tab is opened
     at.session_state["cmp_view"] = "Efficiency (Table III)"
     at.run()
-    assert not problems(at) and len(at.get("plotly_chart")) == 0
+    assert not problems(at) and len(at.get("vega_lite_chart")) == 0
     assert any(m.value == "##### Efficiency (Table III)" for m in at.markdown)
     at.session_state["cmp_view"] = "Scores"
     show(at, "diagnoses")
     assert at.selectbox(key="dg_run").value == seeded[1]["optimize_run"]
     # the failed traces are read as cards; the chart of fields across tools is drawn only in its tab
-    assert len(at.get("plotly_chart")) == 0
+    assert len(at.get("vega_lite_chart")) == 0
     assert any(m.value.startswith("Implicated fields: ") for m in at.markdown)
     at.session_state["dg_tab"] = "Across tools"
     at.run()
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
     assert not any(m.value.startswith("Implicated fields: ") for m in at.markdown)
     show(at, "data")
     assert any("Episodes" == m.label for m in at.metric)

@@ -28,7 +28,7 @@ def test_views_wait_for_the_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
     """Libraries load at once; the views (with their caches) only once the server's runtime exists."""
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(serve, "preload", lambda modules: seen.append(modules) or list(modules))
-    monkeypatch.setattr(serve, "warm_plotly", lambda: None)
+    monkeypatch.setattr(serve, "warm_charts", lambda: None)
     started = threading.Event()
     result: list[list[str]] = []
     thread = threading.Thread(target=lambda: result.append(warm(runtime_exists=started.is_set)))
@@ -43,7 +43,7 @@ def test_views_wait_for_the_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_no_runtime_no_views(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serve, "RUNTIME_WAIT_S", 0.2)
-    monkeypatch.setattr(serve, "warm_plotly", lambda: None)
+    monkeypatch.setattr(serve, "warm_charts", lambda: None)
     monkeypatch.setattr(serve, "preload", lambda modules: list(modules))
     assert serve.warm(runtime_exists=lambda: False) == list(LIBRARIES)
 
@@ -77,8 +77,8 @@ print(Manager.created)
     assert out.stdout.strip().splitlines()[-1] == "1"
 
 
-def test_plotly_warms_without_error() -> None:
-    serve.warm_plotly()
+def test_charts_warm_without_error() -> None:
+    serve.warm_charts()
 
 
 def test_the_app_command_runs_the_launcher() -> None:

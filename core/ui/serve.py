@@ -4,9 +4,9 @@
 
 Why: Streamlit loads a page's code only when the first browser session runs
 the script, so the first visit after a start paid for everything a process
-does once: importing pandas, pyarrow, plotly, DuckDB and the warehouse layer,
+does once: importing pandas, pyarrow, Altair, DuckDB and the warehouse layer,
 importing the views (each cached query hashes its function's source when it is
-defined), plotly's first figure of each kind (its validators load lazily), and
+defined), the first chart (Altair loads its schema and validator), and
 Streamlit's one-off check of the caller's stack on the first element. On 2
 cores that was 2-3 s of a 3-7 s first visit. Here a background thread does all
 of it as soon as the server process starts, before anyone connects; a visit
@@ -36,8 +36,8 @@ LIBRARIES = (
     "pandas",
     "pyarrow",
     "duckdb",
-    "plotly.graph_objects",
-    "plotly.express",
+    "altair",
+    "jsonschema",
     "core.warehouse",
     "core.docs",
     "core.study.report",
@@ -66,35 +66,42 @@ def preload(modules: tuple[str, ...] = LIBRARIES) -> list[str]:
     return loaded
 
 
-def warm_plotly() -> None:
-    """Build and serialise one small figure of every trace kind the pages draw, as `st.plotly_chart` does.
+def warm_charts() -> None:
+    """Build and serialise one small chart of every kind the pages draw, as `st.altair_chart` does.
 
-    Plotly imports a validator class per property the first time a figure
-    sets it, and the first box plot, heat map or subplot grid of a process
-    costs 0.1-0.2 s each; afterwards the same figure takes a few ms.
+    The first chart of a process loads Altair's schema and builds its JSON
+    Schema validator (0.5-1 s on 2 cores); afterwards a chart takes a few ms
+    to build and 0.02-0.2 s to validate.
     """
     import pandas as pd
-    import plotly.express as px
-    import plotly.graph_objects as go
-    import plotly.io as pio
-    from plotly.subplots import make_subplots
 
-    df = pd.DataFrame({"m": ["a", "b", "a", "b"], "v": [1.0, 2.0, 3.0, 4.0], "k": ["x", "x", "y", "y"]})
-    figs = [
-        px.box(df, x="m", y="v", color="m", points="all"),
-        px.line(df, x="m", y="v", color="k", markers=True),
-        px.imshow([[0.0, 1.0], [1.0, 0.0]], color_continuous_scale="RdBu", zmin=-1, zmax=1, text_auto=True),
-        go.Figure(go.Bar(x=[1.0, 2.0], y=["a", "b"], orientation="h", text=["1", "2"])),
+    from core.ui import charts, sop_charts
+
+    impact = pd.DataFrame(
+        {"field": ["UE", "FD"], "operation": ["add", "remove"], "delta_pp": [4.0, -6.0], "ci_low": [1.0, -9.0],
+         "ci_high": [7.0, -2.0], "n_label": ["n=3", "n=3"], "significant": [True, False], "domain": ["a", "b"]}
+    )  # fmt: skip
+    points = pd.DataFrame(
+        {"method": ["OG", "DC"], "ts": [0.2, 0.6], "run_id": "r", "docset_id": "d", "repeat": 0, "run": "x"}
+    )
+    line = pd.DataFrame({"i": [0, 1], "ts": [0.1, 0.2], "s": ["a", "a"]})
+    built = [
+        charts.field_impact(impact),
+        charts.field_impact(impact, "domain"),
+        charts.method_boxes(points, "ts", "TS", {"OG": "*"}),
+        charts.curves(line, "i", "ts", "s", "x", "y"),
+        charts.heatmap(pd.DataFrame([[0, 1]], index=["t"], columns=["UE", "FD"]), "x", "y", "n"),
+        charts.success_bars(
+            pd.DataFrame(
+                {"model": ["m"], "docs": ["d"], "benchmark": ["b"], "ts": [0.5], "tc": [0.5], "episodes": [1]}
+            )
+        ),
+        sop_charts.curves(
+            pd.DataFrame({"epoch": [0, 1], "ts": [0.2, 0.3], "rounds": [2.0, 1.5], "sops": [0, 1]})
+        ),
     ]
-    grid = make_subplots(rows=1, cols=2, shared_yaxes=True)
-    grid.add_trace(go.Scatter(x=[1, 2], y=[1, 2], mode="lines+markers"), row=1, col=1)
-    grid.add_trace(go.Bar(x=[1, 2], y=[1, 2]), row=1, col=2)
-    figs.append(grid)
-    for fig in figs:
-        fig.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h"))
-        fig.update_xaxes(showline=True, linecolor="#d0d7de")
-        fig.update_yaxes(gridcolor="#eaeef2", zerolinecolor="#8c959f")
-        pio.to_json(fig, validate=False)
+    for chart in built:
+        chart.to_dict()
 
 
 def wait_for(ready: Callable[[], bool], timeout_s: float, poll_s: float = 0.05) -> bool:
@@ -123,10 +130,6 @@ def skip_direct_run_check() -> None:
 def warm(runtime_exists: Callable[[], bool] | None = None) -> list[str]:
     """Everything a first visit would otherwise do once per process; returns the modules loaded."""
     loaded = preload(LIBRARIES)
-    try:
-        warm_plotly()
-    except Exception:  # noqa: BLE001, S110 - warming is an optimisation; the page draws and reports by itself
-        pass
     if runtime_exists is None:
         from streamlit import runtime
 
@@ -134,6 +137,10 @@ def warm(runtime_exists: Callable[[], bool] | None = None) -> list[str]:
     if wait_for(runtime_exists, RUNTIME_WAIT_S):
         skip_direct_run_check()
         loaded += preload(("core.ui.app", *VIEWS))
+        try:
+            warm_charts()
+        except Exception:  # noqa: BLE001, S110 - warming is an optimisation; the page draws and reports by itself
+            pass
     return loaded
 
 

@@ -152,8 +152,8 @@ def drawn(pg) -> None:  # noqa: ANN001
     """Tables and charts load their code lazily: wait until no placeholder is left and charts have drawn."""
     pg.wait_for_function(
         "() => !document.querySelector('[data-testid=stSkeleton]') && "
-        "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-        ".filter(c => c.offsetParent !== null).every(c => c.querySelector('svg.main-svg'))",
+        "[...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
+        ".filter(c => c.offsetParent !== null).every(c => c.querySelector('svg.marks, canvas.marks'))",
         timeout=SLOW,
         polling=50,
     )
@@ -336,8 +336,8 @@ def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
 def test_a_point_of_a_box_plot_opens_its_traces(server, page) -> None:  # noqa: ANN001
     base, _ = server
     visit(page, base, "compare", "Compare methods")
-    boxes = page.get_by_test_id("stPlotlyChart").filter(has=page.locator("g.trace.boxes"))
-    points = boxes.first.locator("g.points path.point")
+    boxes = page.get_by_test_id("stVegaLiteChart").filter(has=page.locator("g.mark-symbol"))
+    points = boxes.first.locator("g.mark-symbol path")
     points.first.wait_for(state="attached")
     assert points.count() > 4
     points.last.click(force=True)

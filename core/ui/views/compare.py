@@ -193,10 +193,9 @@ def stored_comparisons(path: str) -> None:
                 st.dataframe(frame, hide_index=True)
     if tabs[3].open and not c.curves.empty:
         mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
-        tabs[3].plotly_chart(
+        tabs[3].altair_chart(
             charts.curves(mean, "budget", "ts", "series", "Iteration budget k", "Test TS"),
             key="stored_curve",
-            config={"displaylogo": False},
         )
     st.caption(
         f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
@@ -215,12 +214,11 @@ def stored_comparisons(path: str) -> None:
 
 
 def _open_selected(event: object, split: str) -> None:
-    points = getattr(getattr(event, "selection", None), "points", None) or []
-    for p in points:
-        data = p.get("customdata") if isinstance(p, dict) else None
-        if data:
+    for p in charts.picked(event):
+        if p.get("run_id"):
             st.switch_page(
-                ui.PAGE_FILES["traces"], query_params={"run": data[0], "docset": data[1], "split": split}
+                ui.PAGE_FILES["traces"],
+                query_params={"run": p["run_id"], "docset": p["docset_id"], "split": split},
             )
 
 
@@ -276,12 +274,11 @@ def boxes(points: pd.DataFrame, split: str, outcomes: pd.DataFrame | None = None
             tables.append(sig.assign(metric=metric.upper()))
         with col:
             st.markdown(f"##### {label}")
-            event = st.plotly_chart(
+            event = st.altair_chart(
                 charts.method_boxes(points, metric, label, marks),
                 key=f"box_{metric}",
                 on_select="rerun",
-                selection_mode="points",
-                config={"displaylogo": False},
+                selection_mode=charts.PICK,
             )
             _open_selected(event, split)
     if tables:  # one table under both plots: the page's width holds every column
@@ -416,20 +413,18 @@ def curves(path: str, benchmark: str) -> None:
     c = st.columns(2)
     with c[0]:
         st.markdown("##### Iteration budget (Fig. 9)")
-        st.plotly_chart(
+        st.altair_chart(
             charts.curves(
                 df, "iteration", "ts", "run", "Iteration budget", "Validation TS (mean over tools)"
             ),
             key="iter_curve",
-            config={"displaylogo": False},
         )
     with c[1]:
         st.markdown("##### Memory ablation (Fig. 10)")
         mem = df.groupby(["memory", "iteration"], as_index=False)["ts"].mean()
-        st.plotly_chart(
+        st.altair_chart(
             charts.curves(mem, "iteration", "ts", "memory", "Iteration", "Validation TS (mean over tools)"),
             key="mem_curve",
-            config={"displaylogo": False},
         )
 
 
@@ -475,7 +470,9 @@ def render() -> None:
     )
     # lazy: the efficiency table and the curves are built and drawn only when their tab is opened
     scores, costs, iters = st.tabs(
-        ["Scores", "Efficiency (Table III)", "Iteration curves (Figs. 9–10)"], key="cmp_view", on_change="rerun"
+        ["Scores", "Efficiency (Table III)", "Iteration curves (Figs. 9–10)"],
+        key="cmp_view",
+        on_change="rerun",
     )
     if scores.open:
         with scores:

@@ -95,10 +95,9 @@ def heatmap(path: str, run_id: str, iteration: int | None) -> None:
         return
     matrix = counts.pivot_table(index="tool", columns="field", values="n", aggfunc="sum", fill_value=0)
     matrix = matrix.reindex(columns=[c for c in CODES if c in matrix.columns])
-    st.plotly_chart(
+    st.altair_chart(
         charts.heatmap(matrix, "Implicated documentation field", "Tool", "Diagnoses"),
         key="diag_heatmap",
-        config={"displaylogo": False},
     )
 
 
@@ -261,7 +260,9 @@ def _plan_of_iteration(plans: pd.DataFrame, merged: pd.DataFrame, it: int) -> No
     """One iteration's merged plan (or its per-trace plans when none was merged)."""
     rows = merged[merged["iteration"] == it] if not merged.empty else plans[plans["iteration"] == it]
     n_trace = int(((plans["scope"] == "trace") & (plans["iteration"] == it)).sum())
-    st.markdown(f"**Iteration {it}** — merged plan" + (f" (from {n_trace} per-trace plans)" if n_trace else ""))
+    st.markdown(
+        f"**Iteration {it}** — merged plan" + (f" (from {n_trace} per-trace plans)" if n_trace else "")
+    )
     for value in rows["operations"]:
         ops = operations(value)
         if ops.empty:

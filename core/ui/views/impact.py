@@ -120,7 +120,7 @@ def render() -> None:
             f"{100 / max(1, runs):.0f} pp; run the study on more tasks (`--limit`) or repeats before reading it.",
             icon=":material/warning:",
         )
-    st.plotly_chart(charts.field_impact(agg, facet), key="fi_chart", config={"displaylogo": False})
+    st.altair_chart(charts.field_impact(agg, facet), key="fi_chart")
     cells = sel.groupby(list(DIMENSIONS)).ngroups
     st.caption(
         f"{cells} study cell(s) selected ({len(sel)} measurements). Bars are means over the selected cells; "

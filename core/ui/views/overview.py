@@ -78,8 +78,9 @@ def by_model(path: str) -> None:
         top = df.groupby(["benchmark", "model", "docs"], as_index=False).agg(
             ts=("ts", "mean"), tc=("tc", "mean"), episodes=("episodes", "sum")
         )
-        st.plotly_chart(
-            charts.success_bars(top.nlargest(16, "episodes")), key="ov_bars", config={"displaylogo": False}
+        st.altair_chart(
+            charts.success_bars(top.nlargest(16, "episodes")),
+            key="ov_bars",
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import streamlit as st
 
 from core import jobs
@@ -118,7 +119,8 @@ def _run_label(r) -> str:  # noqa: ANN001 - a DataFrame row
 def summary(run, epochs) -> None:  # noqa: ANN001 - DataFrame rows
     c = st.columns(4)
     base = epochs[epochs["epoch"] == 0]
-    best = epochs[epochs["epoch"] == run.best_epoch] if run.best_epoch == run.best_epoch else epochs.iloc[0:0]
+    # a run still under way has no selected epoch and no test yet: NULL reads as NaN or pd.NA
+    best = epochs[epochs["epoch"] == run.best_epoch] if pd.notna(run.best_epoch) else epochs.iloc[0:0]
     c[0].metric("Epochs", int(epochs["epoch"].max()) if not epochs.empty else 0)
     c[1].metric("Selected epoch", "–" if best.empty else int(run.best_epoch))
     if not best.empty and not base.empty:
@@ -126,7 +128,7 @@ def summary(run, epochs) -> None:  # noqa: ANN001 - DataFrame rows
             "Training TS", ui.pct(best["ts"].iloc[0]), ui.pp(100 * (best["ts"].iloc[0] - base["ts"].iloc[0])),
             help="The selected epoch against the atomic tools (epoch 0), same tasks",
         )  # fmt: skip
-    if run.test_ts == run.test_ts and run.test_ts is not None:
+    if pd.notna(run.test_ts) and pd.notna(run.base_test_ts):
         c[3].metric(
             "Held-out test TS", ui.pct(run.test_ts), ui.pp(100 * (run.test_ts - run.base_test_ts)),
             help=f"{int(run.n_test)} test tasks, against the atomic tools on the same tasks",
@@ -224,13 +226,14 @@ def render() -> None:
         if life.empty:
             st.caption("No SOP evaluated yet.")
         else:
-            st.plotly_chart(sop_charts.lifecycle(life), key="sop_life", config={"displaylogo": False})
+            st.altair_chart(sop_charts.lifecycle(life), key="sop_life")
             st.caption(
                 "Numbers: successful invocations / invocations per epoch (successful: no defect, task passed)."
             )
     with tabs[1]:
         if not epochs.empty:
-            st.plotly_chart(sop_charts.curves(epochs), key="sop_curves", config={"displaylogo": False})
+            st.altair_chart(sop_charts.curves(epochs), key="sop_curves")
+            st.caption("Dashed: the atomic tools alone (epoch 0).")
             st.dataframe(epochs.drop(columns=["toolset_id"]), hide_index=True)
     with tabs[2]:
         sop_detail(path, run_id, q.sops(path, run_id))
