@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -29,16 +30,21 @@ def test_views_wait_for_the_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(serve, "preload", lambda modules: seen.append(modules) or list(modules))
     monkeypatch.setattr(serve, "warm_charts", lambda: None)
+    monkeypatch.setattr(serve, "warm_tables", lambda: None)
     started = threading.Event()
     result: list[list[str]] = []
-    thread = threading.Thread(target=lambda: result.append(warm(runtime_exists=started.is_set)))
+    lines: list[str] = []
+    thread = threading.Thread(
+        target=lambda: result.append(warm(runtime_exists=started.is_set, report=lines.append))
+    )
     thread.start()
     assert wait_for(lambda: len(seen) == 1, timeout_s=30)
-    assert seen == [LIBRARIES] and thread.is_alive()  # waiting on the runtime
+    assert seen == [LIBRARIES] and thread.is_alive() and not lines  # waiting on the runtime, not ready
     started.set()
     thread.join(timeout=30)
     assert seen == [LIBRARIES, ("core.ui.app", *VIEWS)]
     assert result == [[*LIBRARIES, "core.ui.app", *VIEWS]]
+    assert len(lines) == 1 and lines[0].startswith(serve.READY_LINE)
 
 
 def test_no_runtime_no_views(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,8 +83,11 @@ print(Manager.created)
     assert out.stdout.strip().splitlines()[-1] == "1"
 
 
-def test_charts_warm_without_error() -> None:
+def test_charts_and_tables_warm_without_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCSCHISEL_WAREHOUSE", str(tmp_path / "wh.duckdb"))
     serve.warm_charts()
+    serve.warm_tables()
+    assert (tmp_path / "wh.duckdb").exists()  # opened (and its schema checked) ahead of the first visit
 
 
 def test_the_app_command_runs_the_launcher() -> None:
