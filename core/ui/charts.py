@@ -282,7 +282,7 @@ def grouped_bars(
 
 
 def picked(event: object) -> list[dict]:
-    """The points a user clicked in a `method_boxes` chart, from the event `st.altair_chart` returns."""
+    """The points a user clicked in a `method_boxes` chart, from the event the chart element returns (`chartview.draw`)."""
     selection = getattr(event, "selection", None)
     if selection is None and isinstance(event, dict):
         selection = event.get("selection")

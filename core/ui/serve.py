@@ -68,7 +68,7 @@ def preload(modules: tuple[str, ...] = LIBRARIES) -> list[str]:
 
 
 def warm_charts() -> None:
-    """Build and serialise one small chart of every kind the pages draw, as `st.altair_chart` does.
+    """Build and serialise one small chart of every kind the pages draw, as `core.ui.chartview` does.
 
     The first chart of a process loads Altair's schema and builds its JSON
     Schema validator (0.5-1 s on 2 cores); afterwards a chart takes a few ms

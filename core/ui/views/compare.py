@@ -18,7 +18,7 @@ import streamlit as st
 
 from core import jobs
 from core.study import compare_report as report
-from core.ui import charts, stats
+from core.ui import charts, chartview, stats
 from core.ui import components as ui
 from core.ui.live import live
 from core.ui.queries import results as q
@@ -193,10 +193,17 @@ def stored_comparisons(path: str) -> None:
                 st.dataframe(frame, hide_index=True)
     if tabs[3].open and not c.curves.empty:
         mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
-        tabs[3].altair_chart(
-            charts.curves(mean, "budget", "ts", "series", "Iteration budget k", "Test TS"),
-            key="stored_curve",
-        )
+        with tabs[3]:
+            chartview.draw(
+                charts.curves,
+                mean,
+                "budget",
+                "ts",
+                "series",
+                "Iteration budget k",
+                "Test TS",
+                key="stored_curve",
+            )
     st.caption(
         f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
         f"{len(c.task_ids)} test tasks, the same for every method."
@@ -274,12 +281,10 @@ def boxes(points: pd.DataFrame, split: str, outcomes: pd.DataFrame | None = None
             tables.append(sig.assign(metric=metric.upper()))
         with col:
             st.markdown(f"##### {label}")
-            event = st.altair_chart(
-                charts.method_boxes(points, metric, label, marks),
-                key=f"box_{metric}",
-                on_select="rerun",
+            event = chartview.draw(
+                charts.method_boxes, points, metric, label, marks, key=f"box_{metric}", on_select="rerun",
                 selection_mode=charts.PICK,
-            )
+            )  # fmt: skip
             _open_selected(event, split)
     if tables:  # one table under both plots: the page's width holds every column
         st.dataframe(
@@ -413,19 +418,17 @@ def curves(path: str, benchmark: str) -> None:
     c = st.columns(2)
     with c[0]:
         st.markdown("##### Iteration budget (Fig. 9)")
-        st.altair_chart(
-            charts.curves(
-                df, "iteration", "ts", "run", "Iteration budget", "Validation TS (mean over tools)"
-            ),
+        chartview.draw(
+            charts.curves, df, "iteration", "ts", "run", "Iteration budget", "Validation TS (mean over tools)",
             key="iter_curve",
-        )
+        )  # fmt: skip
     with c[1]:
         st.markdown("##### Memory ablation (Fig. 10)")
         mem = df.groupby(["memory", "iteration"], as_index=False)["ts"].mean()
-        st.altair_chart(
-            charts.curves(mem, "iteration", "ts", "memory", "Iteration", "Validation TS (mean over tools)"),
+        chartview.draw(
+            charts.curves, mem, "iteration", "ts", "memory", "Iteration", "Validation TS (mean over tools)",
             key="mem_curve",
-        )
+        )  # fmt: skip
 
 
 def render() -> None:

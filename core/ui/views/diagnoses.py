@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.fields import BY_CODE, CODES
-from core.ui import actions, charts, docedit
+from core.ui import actions, charts, chartview, docedit
 from core.ui import components as ui
 from core.ui.queries import diagnoses as q
 from core.ui.queries import json_value
@@ -95,9 +95,8 @@ def heatmap(path: str, run_id: str, iteration: int | None) -> None:
         return
     matrix = counts.pivot_table(index="tool", columns="field", values="n", aggfunc="sum", fill_value=0)
     matrix = matrix.reindex(columns=[c for c in CODES if c in matrix.columns])
-    st.altair_chart(
-        charts.heatmap(matrix, "Implicated documentation field", "Tool", "Diagnoses"),
-        key="diag_heatmap",
+    chartview.draw(
+        charts.heatmap, matrix, "Implicated documentation field", "Tool", "Diagnoses", key="diag_heatmap"
     )
 
 

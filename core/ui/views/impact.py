@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import jobs
 from core.fields import BY_CODE
-from core.ui import charts
+from core.ui import charts, chartview
 from core.ui import components as ui
 from core.ui.queries import json_value
 from core.ui.queries import results as q
@@ -120,7 +120,7 @@ def render() -> None:
             f"{100 / max(1, runs):.0f} pp; run the study on more tasks (`--limit`) or repeats before reading it.",
             icon=":material/warning:",
         )
-    st.altair_chart(charts.field_impact(agg, facet), key="fi_chart")
+    chartview.draw(charts.field_impact, agg, facet, key="fi_chart")
     cells = sel.groupby(list(DIMENSIONS)).ngroups
     st.caption(
         f"{cells} study cell(s) selected ({len(sel)} measurements). Bars are means over the selected cells; "

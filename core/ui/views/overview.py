@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import jobs
-from core.ui import charts
+from core.ui import charts, chartview
 from core.ui import components as ui
 from core.ui.queries import overview as q
 from core.ui.state import current_path, wh
@@ -78,10 +78,7 @@ def by_model(path: str) -> None:
         top = df.groupby(["benchmark", "model", "docs"], as_index=False).agg(
             ts=("ts", "mean"), tc=("tc", "mean"), episodes=("episodes", "sum")
         )
-        st.altair_chart(
-            charts.success_bars(top.nlargest(16, "episodes")),
-            key="ov_bars",
-        )
+        chartview.draw(charts.success_bars, top.nlargest(16, "episodes"), key="ov_bars")
 
 
 def _run_columns(name_width: int) -> dict:

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.expansion import report as rep
-from core.ui import charts
+from core.ui import charts, chartview
 from core.ui.state import cached_query, current_path
 
 
@@ -74,7 +74,7 @@ def _metrics_block(path: str) -> None:
         id_vars=["retriever", "docs"], value_vars=["ndcg", "recall", "comprehensiveness"], var_name="metric"
     )
     long["metric"] = long.metric.map({"ndcg": f"nDCG@{k}", "recall": f"R@{k}", "comprehensiveness": f"C@{k}"})
-    st.altair_chart(charts.grouped_bars(long, "metric", "value", "docs", "retriever", y_domain=(0, 1)))
+    chartview.draw(charts.grouped_bars, long, "metric", "value", "docs", "retriever", y_domain=(0, 1))
     st.dataframe(
         main[["retriever", "docs", "ndcg", "recall", "comprehensiveness", "n_queries", "n_tools", "changed"]],
         hide_index=True,
@@ -91,7 +91,7 @@ def _metrics_block(path: str) -> None:
         value_vars=[f"add-one Δ{metric}", f"one-out Δ{metric}"],
         var_name="protocol",
     )
-    st.altair_chart(charts.grouped_bars(chart, "field", "value", "protocol", "retriever", y_title="Δ points"))
+    chartview.draw(charts.grouped_bars, chart, "field", "value", "protocol", "retriever", y_title="Δ points")
     st.dataframe(abl, hide_index=True, width="stretch")
 
 
@@ -111,7 +111,7 @@ def _expansion_block(path: str) -> None:
         return
     per_field = v.groupby(["field", "stage", "accepted"]).size().reset_index(name="n")
     per_field["outcome"] = per_field.stage + (per_field.accepted.map({True: " accepted", False: " rejected"}))
-    st.altair_chart(charts.grouped_bars(per_field, "field", "n", "outcome", y_title="verdicts"))
+    chartview.draw(charts.grouped_bars, per_field, "field", "n", "outcome", y_title="verdicts")
     only_rejected = st.toggle("Only rejections", value=True, key="retr_only_rej")
     shown = v[~v.accepted] if only_rejected else v
     st.dataframe(shown, hide_index=True, width="stretch")

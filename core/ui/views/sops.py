@@ -19,8 +19,8 @@ from core.docs import ToolDoc
 from core.docs.render import render_text
 from core.sop.model import Toolset
 from core.sop.report import export_toolset
+from core.ui import chartview, sop_charts
 from core.ui import components as ui
-from core.ui import sop_charts
 from core.ui.live import live
 from core.ui.queries import results as rq
 from core.ui.queries import sops as q
@@ -226,13 +226,13 @@ def render() -> None:
         if life.empty:
             st.caption("No SOP evaluated yet.")
         else:
-            st.altair_chart(sop_charts.lifecycle(life), key="sop_life")
+            chartview.draw(sop_charts.lifecycle, life, key="sop_life")
             st.caption(
                 "Numbers: successful invocations / invocations per epoch (successful: no defect, task passed)."
             )
     with tabs[1]:
         if not epochs.empty:
-            st.altair_chart(sop_charts.curves(epochs), key="sop_curves")
+            chartview.draw(sop_charts.curves, epochs, key="sop_curves")
             st.caption("Dashed: the atomic tools alone (epoch 0).")
             st.dataframe(epochs.drop(columns=["toolset_id"]), hide_index=True)
     with tabs[2]:
