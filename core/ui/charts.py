@@ -110,10 +110,9 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> alt.TopLevelMixi
         .encode(y=alt.Y("top:Q"), text="label:N")
         .transform_calculate(top="max(datum.ci_high, datum.delta_pp, 0)")
     )
-    zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(color="#8c959f").encode(y="y:Q")
-    layered = alt.layer(bars, errors, text, zero)
     if not facet:
-        return style(layered.properties(width="container"), 300)
+        zero = alt.Chart(pd.DataFrame({"y": [0]})).mark_rule(color="#8c959f").encode(y="y:Q")
+        return style(alt.layer(bars, errors, text, zero).properties(width="container"), 300)
     return style(
         alt.layer(bars, errors, text, data=d)
         .properties(width=760, height=240)
