@@ -110,3 +110,29 @@ def test_a_local_models_runtime_is_part_of_the_configuration_identity(monkeypatc
     assert config.identity()["runtime"] == local.cache_salt(config.model)
     monkeypatch.setattr(local, "GRAMMAR_VERSION", "g-test")
     assert AgentConfig(model="local/qwen2.5-coder-0.5b").config_id != before
+
+
+def test_a_local_models_compute_time_does_not_count_against_the_time_limit() -> None:
+    from core.agents.base import EpisodeContext
+
+    bench = ToyBench(n=1)
+    task = bench.tasks()[0]
+
+    def context(model: str) -> EpisodeContext:
+        ctx = EpisodeContext(
+            task=task,
+            benchmark=bench,
+            docs=list(bench.original_docs().values()),
+            sandbox=bench.new_sandbox(task),
+            system_prompt="",
+            config=AgentConfig(model=model, time_limit_s=10.0),
+        )
+        ctx.recorder.add("model_call", latency_s=25.0)  # a slow call on a busy machine
+        ctx.recorder.add("tool_call", tool="math__add", latency_s=4.0)
+        return ctx
+
+    local, hosted = context("local/qwen2.5-coder-0.5b"), context("openai/gpt-4o-mini")
+    assert local.deadline - local.started == pytest.approx(35.0)
+    local.check_time()  # 25 s of model time on top of a 10 s limit is not a timeout
+    # a hosted provider's time is the environment's: it counts, as tools always do
+    assert hosted.deadline - hosted.started == pytest.approx(10.0)

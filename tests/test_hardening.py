@@ -249,10 +249,12 @@ def test_item_02_a_tool_call_does_not_outlive_the_episode(tmp_path: Path, wareho
         lambda m: "Done." if m[-1]["role"] == "tool" else tool_call("nap", seconds=40), name="napper"
     )
     config = AgentConfig(model=model.model, time_limit_s=2.0)
-    t0 = time.monotonic()
     run(warehouse, RunPlan(bench, bench.original_docs(), config, bench.tasks()), concurrency=1)
-    assert time.monotonic() - t0 < 2.0 + 5
     assert warehouse.scalar("SELECT error_class FROM episodes") == "timeout"
+    # the 40 s nap was cut at the episode's deadline: measured around the call itself, so a busy
+    # machine's slower worker start and imports do not enter the figure
+    (latency,) = warehouse.query("SELECT latency_s FROM events WHERE kind = 'tool_call'")["latency_s"]
+    assert latency < 2.0 + 5
 
 
 def test_item_02_an_endless_import_is_a_load_error(tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ PARADIGMS = ("react", "multi")
 # Error classes of tool calls that were recorded but never reached a tool.
 NOT_RUN = ("unknown_tool", "bad_arguments", "too_many_calls")
 DOC_MODES = ("native", "text")
+# Models run in this process on this machine's CPUs (core.llm.local): their call time is the machine's.
+LOCAL_PREFIX = "local/"
 
 
 def default_max_calls_per_reply() -> int:
@@ -158,7 +160,23 @@ class EpisodeContext:
 
     @property
     def deadline(self) -> float:
-        return self.started + self.config.time_limit_s
+        """When the episode's time limit runs out.
+
+        Time spent inside an in-process local model's calls does not count: it
+        measures how busy this machine's CPUs are (the same episode takes 3x as
+        long beside two other model processes), not the agent, and a local
+        call is already bounded by `max_tokens` and `max_steps`. Stored as a
+        `timeout`, a slow machine's episode would count as the agent's failure
+        and be reused forever. The limit still bounds tools, sandboxes and
+        hosted providers, whose time is the environment's.
+        """
+        return self.started + self.config.time_limit_s + self.local_model_s()
+
+    def local_model_s(self) -> float:
+        """Seconds this episode has spent in calls to an in-process local model."""
+        if not self.config.model.startswith(LOCAL_PREFIX):
+            return 0.0
+        return sum(ev.latency_s for ev in list(self.recorder.events) if ev.kind == "model_call")
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:
@@ -247,7 +265,6 @@ class EpisodeContext:
             "tool_call", tool=call.tool, args=dict(call.args), output=text, latency_s=time.monotonic() - t0
         )
         return text
-
 
     def _mark_raised(self, index: int, message: str) -> None:
         """A call that raised is kept in `calls` (scorers replay it) but marked: it was no successful
