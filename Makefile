@@ -55,9 +55,10 @@ test: setup browser
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-# Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/.
+# Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/;
+# their measured rows (field study, bench figures) are merged into the results archive docs/results/.
 results: setup
-	$(BIN)/docschisel results $(foreach w,$(filter-out data/warehouse.duckdb,$(wildcard data/*.duckdb)),--also $(w))
+	$(BIN)/docschisel results --archive docs/results $(foreach w,$(filter-out data/warehouse.duckdb,$(wildcard data/*.duckdb)),--also $(w))
 
 # The quick loop while developing: everything but the tests marked slow (real models, browser, kills).
 test-fast: setup

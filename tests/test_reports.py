@@ -73,3 +73,70 @@ def test_sections_without_a_warehouse_here_are_carried_over_marked(tmp_path: Pat
     assert "| gpt-4 |" in body and first.split("## ", 1)[1].split("\n", 1)[1].strip() in body
     res = runner.invoke(cli, ["results", "--warehouse", str(other), "--out", str(out), "--drop-missing"])
     assert res.exit_code == 0 and "## " not in out.read_text()
+
+
+def _cell(wh: Warehouse, study: str, model: str, delta: float) -> None:
+    from core.warehouse.rows import FieldImpactRow
+
+    wh.record(
+        [
+            FieldImpactRow(
+                study_id=study,
+                benchmark="api-bank",
+                domain="finance",
+                model=model,
+                paradigm="react",
+                field=code,
+                operation="remove",
+                n_tools=4,
+                base_ts=0.5,
+                variant_ts=0.5 + sign * delta / 100,
+                delta_pp=sign * delta,
+                ci_low=sign * delta - 5,
+                ci_high=sign * delta + 5,
+                repeats=3,
+                docset_id=f"{study}-{code}",
+                run_id=f"run-{study}",
+                delta_tc_pp=0.0,
+                detail={"n_tasks": 12, "task_ids": [f"t{i}" for i in range(12)]},
+            )
+            for code, sign in (("TN", -1), ("FD", 1))
+        ]
+    )
+
+
+def test_cells_measured_in_separate_warehouses_meet_in_the_results_archive(tmp_path: Path) -> None:
+    """A field-study cell whose warehouse is gone still shows, beside the cell measured today."""
+    archive = tmp_path / "results"
+    out = tmp_path / "RESULTS.md"
+    runner = CliRunner()
+    first, second = tmp_path / "monday.duckdb", tmp_path / "tuesday.duckdb"
+    _cell(Warehouse(first), "s-small", "local/smollm2-135m", 20.0)
+    args = ["results", "--out", str(out), "--archive", str(archive)]
+    assert runner.invoke(cli, [*args, "--warehouse", str(first)]).exit_code == 0
+    first.unlink()  # the machine that measured it is gone; its archived rows are not
+    _cell(Warehouse(second), "s-coder", "local/qwen2.5-coder-0.5b", 10.0)
+    for _ in range(2):  # archiving the same rows again adds nothing
+        res = runner.invoke(cli, [*args, "--warehouse", str(second)])
+        assert res.exit_code == 0, res.output
+    text = out.read_text()
+    impact = text.split("## Field-impact study", 1)[1].split("\n## ", 1)[0]
+    assert "local/smollm2-135m" in impact and "local/qwen2.5-coder-0.5b" in impact
+    assert "Carried over" not in impact and "results archive" in text.splitlines()[2]
+    import pandas as pd
+
+    assert len(pd.read_parquet(archive / "field_impact.parquet")) == 4
+
+
+def test_a_damaged_archive_file_is_named_and_nothing_is_overwritten(tmp_path: Path) -> None:
+    archive = tmp_path / "results"
+    archive.mkdir()
+    (archive / "field_impact.parquet").write_bytes(b"not parquet")
+    wh = tmp_path / "wh.duckdb"
+    _cell(Warehouse(wh), "s", "local/smollm2-135m", 5.0)
+    out = tmp_path / "RESULTS.md"
+    res = CliRunner().invoke(
+        cli, ["results", "--warehouse", str(wh), "--out", str(out), "--archive", str(archive)]
+    )
+    assert res.exit_code != 0 and "field_impact.parquet" in res.output
+    assert (archive / "field_impact.parquet").read_bytes() == b"not parquet" and not out.exists()

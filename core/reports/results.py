@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +29,10 @@ class Section:
     order: int
     title: str
     fn: SectionFn
+    # built only from tables of the results archive (core.warehouse.archive): with an archive at
+    # hand, the section is rendered from it alone — every row ever archived, whichever warehouse
+    # measured it — instead of from each warehouse given
+    archived: bool = False
 
 
 SECTIONS: list[Section] = []
@@ -35,10 +41,10 @@ SECTIONS: list[Section] = []
 PROVIDERS = ("core.reports.sections",)
 
 
-def section(order: int, title: str) -> Callable[[SectionFn], SectionFn]:
+def section(order: int, title: str, *, archived: bool = False) -> Callable[[SectionFn], SectionFn]:
     def register(fn: SectionFn) -> SectionFn:
         if not any(s.title == title for s in SECTIONS):
-            SECTIONS.append(Section(order, title, fn))
+            SECTIONS.append(Section(order, title, fn, archived))
         return fn
 
     return register
@@ -73,17 +79,22 @@ def previous_sections(text: str) -> tuple[str, dict[str, str]]:
     return provenance, sections
 
 
-def render_results(warehouses, previous: str | None = None) -> str:
+def render_results(warehouses, previous: str | None = None, archive=None, archive_label: str = "") -> str:
     """All sections over one or several warehouse files (experiments may keep separate files).
 
     With `previous` (the current document's text), a section that none of
     these warehouses can produce is carried over from it verbatim, marked with
     where it came from: an experiment's warehouse that is not at hand (another
-    machine, a later session) does not erase its measured results.
+    machine, a later session) does not erase its measured results. With
+    `archive` (a warehouse opened from the results archive, already holding
+    the given warehouses' archived rows), the sections built from archived
+    tables are rendered from it alone.
     """
     _load_providers()
     whs = list(warehouses) if isinstance(warehouses, list | tuple) else [warehouses]
     names = ", ".join(f"`{Path(w.path).name}`" for w in whs)
+    if archive is not None:
+        names += f" and the results archive `{archive_label or 'docs/results'}/`"
     parts = [
         "# Results",
         "",
@@ -94,7 +105,8 @@ def render_results(warehouses, previous: str | None = None) -> str:
     parts += scoring_note(whs)
     provenance, old = previous_sections(previous) if previous else ("", {})
     for s in sorted(SECTIONS, key=lambda s: s.order):
-        bodies = [(w, b) for w in whs if (b := s.fn(w))]
+        sources = [archive] if s.archived and archive is not None else whs
+        bodies = [(w, b) for w in sources if (b := s.fn(w))]
         if not bodies:
             if s.title in old:
                 body = old[s.title]
@@ -104,7 +116,7 @@ def render_results(warehouses, previous: str | None = None) -> str:
             continue
         parts += [f"## {s.title}", ""]
         for w, body in bodies:
-            if len(bodies) > 1:
+            if len(bodies) > 1 and not s.archived:
                 parts += [f"_From `{Path(w.path).name}`:_", ""]
             parts += [body.strip(), ""]
     return "\n".join(parts)
@@ -133,10 +145,36 @@ def scoring_note(whs) -> list[str]:
     return [line + ".", ""]
 
 
-def write_results(warehouses, path: str | Path | None = None, *, keep_missing: bool = True) -> Path:
-    """Write the document; sections no given warehouse can produce are carried over (`keep_missing`)."""
+def write_results(
+    warehouses,
+    path: str | Path | None = None,
+    *,
+    keep_missing: bool = True,
+    archive_dir: str | Path | None = None,
+) -> Path:
+    """Write the document; sections no given warehouse can produce are carried over (`keep_missing`).
+
+    With `archive_dir`, the given warehouses' measured rows are first merged
+    into that results archive, and the archived sections are built from it.
+    """
+    from core.warehouse.archive import archive, open_archive
+
     out = Path(path) if path else PROJECT_ROOT / "docs" / "RESULTS.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     previous = out.read_text(encoding="utf-8") if keep_missing and out.exists() else None
-    out.write_text(render_results(warehouses, previous), encoding="utf-8")
+    whs = list(warehouses) if isinstance(warehouses, list | tuple) else [warehouses]
+    held, scratch = None, None
+    if archive_dir is not None:
+        archive(whs, archive_dir)
+        scratch = tempfile.mkdtemp(prefix="docschisel-archive-")
+        held = open_archive(archive_dir, Path(scratch) / "archive.duckdb")
+    label = ""
+    if archive_dir is not None:
+        a = Path(archive_dir).resolve()
+        label = str(a.relative_to(PROJECT_ROOT)) if a.is_relative_to(PROJECT_ROOT) else str(a)
+    try:
+        out.write_text(render_results(whs, previous, held, label), encoding="utf-8")
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
     return out

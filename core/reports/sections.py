@@ -53,7 +53,7 @@ LOCAL_METRICS = [
 ]
 
 
-@section(15, "Offline backbones: speed, memory and tool-call accuracy")
+@section(15, "Offline backbones: speed, memory and tool-call accuracy", archived=True)
 def local_backbones(wh) -> str | None:
     """The newest `bench/local_model.py` figures per model, one column per model."""
     df = wh.query(
@@ -121,7 +121,7 @@ def local_baseline(wh) -> str | None:
     )
 
 
-@section(30, "Field-impact study (the paper's RQ2, Fig. 1 as tables)")
+@section(30, "Field-impact study (the paper's RQ2, Fig. 1 as tables)", archived=True)
 def field_impact(wh) -> str | None:
     from core.study.report import current_studies, latest_impacts, markdown, title
 
