@@ -283,8 +283,11 @@ def measure_one(name: str, args: argparse.Namespace) -> dict:
                 # after it are what each further step of each further task costs
                 fig[f"s_per_call_{mode}_steady"] = (
                     sum(walls[1:]) / len(walls[1:]),
-                    {"calls": len(walls) - 1, "cpu_s_per_call": sum(cpus[1:]) / len(cpus[1:]),
-                     "prefix_build_s": walls[0]},
+                    {
+                        "calls": len(walls) - 1,
+                        "cpu_s_per_call": sum(cpus[1:]) / len(cpus[1:]),
+                        "prefix_build_s": walls[0],
+                    },
                 )
         os.environ.pop("DOCSCHISEL_LOCAL_FORCING", None)
         fig["reuse_speedup"] = (fig["s_per_call_cold"][0] / fig["s_per_call_reuse"][0], {})
@@ -496,7 +499,12 @@ def main(argv: list[str] | None = None) -> int:
         results.append(res)
         # stored as soon as the model is measured: an interrupted run keeps every finished model's figures
         rows = [
-            (res["model"], metric, value, {**detail, **({"identity": res["identity"]} if metric == "load_s" else {})})
+            (
+                res["model"],
+                metric,
+                value,
+                {**detail, **({"identity": res["identity"]} if metric == "load_s" else {})},
+            )
             for metric, (value, detail) in res["figures"].items()
         ]
         Warehouse(args.warehouse).record_bench_results(bench_id, "local_model", rows, host_info())

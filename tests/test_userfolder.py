@@ -81,7 +81,9 @@ def test_state_mode_compares_end_states(bench: UserBenchmark) -> None:
     skip_search = _score(bench, "organize-3", gold[1:])
     # end state right; the gold's look-up is an allowed read in end-state mode, so the tool set is right too
     assert skip_search.success and skip_search.tool_correct
-    assert skip_search.details["gold_tools"] == ["tag_note"] and skip_search.details["missing_gold_calls"] == []
+    assert (
+        skip_search.details["gold_tools"] == ["tag_note"] and skip_search.details["missing_gold_calls"] == []
+    )
     wrong = _score(bench, "organize-3", [Call("tag_note", {"note_id": 2, "tag": "team"})])
     assert not wrong.success and wrong.details["differing_state"] == ["notes"]
     extra = _score(bench, "capture-1", [*bench.task("capture-1").gold, Call("delete_note", {"note_id": 5})])

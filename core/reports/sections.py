@@ -80,7 +80,9 @@ def local_backbones(wh) -> str | None:
     host = hosts["h"].iloc[0]
     speed = hosts[hosts["metric"].str.startswith("s_per_call")]["h"].map(lambda h: h.get("load_avg_1m", 0))
     acc = hosts[hosts["metric"] == "apibank_s_per_call"]["h"].map(lambda h: h.get("load_avg_1m", 0))
-    loads = f"load average {speed.max():.1f} at most when the speed rows were stored" if not speed.empty else ""
+    loads = (
+        f"load average {speed.max():.1f} at most when the speed rows were stored" if not speed.empty else ""
+    )
     if not acc.empty:
         loads += f"{'; ' if loads else ''}{acc.max():.1f} at most for the API-Bank rows, whose s / call is wall time"
     return (
