@@ -55,10 +55,13 @@ test: setup browser
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-# Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/;
-# their measured rows (field study, bench figures) are merged into the results archive docs/results/.
+# Regenerate docs/RESULTS.md from the default warehouse and every experiment warehouse in data/
+# (restored first from their archives in docs/results/runs/ where a fresh checkout lacks them); their
+# measured rows (field study, bench figures) are merged into the results archive docs/results/.
 results: setup
-	$(BIN)/docschisel results --archive docs/results $(foreach w,$(filter-out data/warehouse.duckdb,$(wildcard data/*.duckdb)),--also $(w))
+	$(BIN)/python bench/experiments.py --restore
+	$(BIN)/docschisel results --archive docs/results $$(for w in data/*.duckdb; do \
+	  [ "$$w" = data/warehouse.duckdb ] || [ ! -e "$$w" ] || printf -- '--also %s ' "$$w"; done)
 
 # The quick loop while developing: everything but the tests marked slow (real models, browser, kills).
 test-fast: setup

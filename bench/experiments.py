@@ -19,6 +19,13 @@ upstream does, on the first API call of each dialogue, hence `--max-steps 1`
 there; WorkBench tasks need a lookup before the action, hence `--max-steps 4`.
 Steps without a model name use the project default (Qwen2.5-Coder-0.5B as the
 target agent, 1.5B as the optimizer model).
+
+Warehouses under data/ are not versioned. After every command, a step keeps its
+warehouse's runs and episode outcomes (no traces) in docs/results/runs/<name>/
+(`docschisel warehouse archive`), and before it starts, restores them into a
+missing or older warehouse, so a step resumes in a fresh checkout where the last
+session stopped (commit the folder). `--archive` / `--restore` do just that for
+every experiment warehouse.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ import shlex
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS_ARCHIVE = ROOT / "docs" / "results" / "runs"
 
 API_BANK_DOMAINS = "finance,health,information,smart_home"
 Q05, Q15, SMOL = "local/qwen2.5-coder-0.5b", "local/qwen2.5-coder-1.5b", "local/smollm2-135m"
@@ -228,11 +239,52 @@ def commands(step: str) -> list[list[str]]:
     return out
 
 
+def warehouse_of(cmd: list[str]) -> str | None:
+    """The warehouse file a command writes (its --warehouse argument)."""
+    return cmd[cmd.index("--warehouse") + 1] if "--warehouse" in cmd[:-1] else None
+
+
+def _docschisel(*args: str) -> int:
+    return subprocess.run([sys.executable, "-m", "core.cli.main", *args], cwd=ROOT).returncode
+
+
+def archive(warehouse: str) -> int:
+    """Keep a warehouse's runs and episode outcomes under docs/results/runs/<name>/."""
+    if not (ROOT / warehouse).exists():
+        return 0
+    return _docschisel(
+        "warehouse", "archive", "--to", str(RUNS_ARCHIVE / Path(warehouse).stem), "--warehouse", warehouse
+    )
+
+
+def restore(warehouse: str) -> int:
+    """Put the archived runs of a warehouse back (nothing to do without an archive)."""
+    folder = RUNS_ARCHIVE / Path(warehouse).stem
+    if not (folder / "episodes.parquet").exists():
+        return 0
+    return _docschisel("warehouse", "restore", "--from", str(folder), "--warehouse", warehouse)
+
+
+def experiment_warehouses() -> list[str]:
+    """Every warehouse a step writes, or that has an archive."""
+    named = {w for step in STEPS for cmd in commands(step) if (w := warehouse_of(cmd))}
+    named |= {f"data/{d.name}.duckdb" for d in RUNS_ARCHIVE.glob("*") if d.is_dir()}
+    return sorted(named)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("steps", nargs="*", help=f"some of: {', '.join(STEPS)}, or all")
     ap.add_argument("--list", action="store_true", help="print the steps and their commands")
+    ap.add_argument("--archive", action="store_true", help="archive every experiment warehouse's runs")
+    ap.add_argument("--restore", action="store_true", help="restore every archived experiment warehouse")
     args = ap.parse_args(argv)
+    if args.archive or args.restore:
+        for w in experiment_warehouses():
+            rc = (restore if args.restore else archive)(w)
+            if rc:
+                return rc
+        return 0
     if args.list or not args.steps:
         for step in STEPS:
             episodes, hours = PLAN[step][:2]
@@ -249,8 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     for step in chosen:
         for cmd in commands(step):
             t0 = time.time()
+            wh = warehouse_of(cmd)
+            if wh and restore(wh):
+                return 1
             print(f"{time.strftime('%H:%M:%S')} [{step}] {' '.join(cmd[1:])}", flush=True)
             done = subprocess.run(cmd)
+            if wh:  # what finished is kept, also when the command failed or was interrupted
+                archive(wh)
             if done.returncode != 0:
                 print(f"[{step}] failed with exit code {done.returncode}", file=sys.stderr)
                 return done.returncode

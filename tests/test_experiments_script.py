@@ -30,3 +30,11 @@ def test_unknown_step_is_refused(capsys) -> None:
     with pytest.raises(SystemExit):
         EXPERIMENTS["main"](["nonsense"])
     assert "unknown step" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("step", list(EXPERIMENTS["STEPS"]))
+def test_every_command_names_the_warehouse_it_archives(step: str) -> None:
+    """A step keeps its runs in docs/results/runs/<warehouse>/: each command must say which file it writes."""
+    for argv in EXPERIMENTS["commands"](step):
+        wh = EXPERIMENTS["warehouse_of"](argv)
+        assert wh and wh.startswith("data/") and wh.endswith(".duckdb"), argv

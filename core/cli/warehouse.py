@@ -144,3 +144,51 @@ def import_workbench(data_dir: str | None, warehouse: str | None) -> None:
         f"imported {summary.get('episodes', 0):,} episodes ({summary.get('written', 0):,} new), "
         f"{summary.get('events', 0):,} events"
     )
+
+
+@command.command("archive")
+@click.option(
+    "--to",
+    "folder",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder of the run archive, e.g. docs/results/runs/study-backbones (created if missing).",
+)
+@_warehouse_option
+def archive_cmd(folder: str, warehouse: str | None) -> None:
+    """Keep the runs and episode outcomes (no traces, calls or answers) in a versionable folder.
+
+    A fresh checkout restores them with `warehouse restore` and resumes the
+    experiment where it stopped: stored episodes are reused by their id.
+    """
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import ArchiveError, archive_runs
+
+    wh = Warehouse(warehouse_path(warehouse))
+    try:
+        counts = archive_runs(wh, folder)
+    except ArchiveError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{folder}: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()))
+
+
+@command.command("restore")
+@click.option(
+    "--from",
+    "folder",
+    required=True,
+    type=click.Path(file_okay=False, exists=True),
+    help="A folder written by `warehouse archive`.",
+)
+@_warehouse_option
+def restore_cmd(folder: str, warehouse: str | None) -> None:
+    """Insert archived runs and episode outcomes into the warehouse (rows it holds are kept)."""
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import ArchiveError, restore_runs
+
+    wh = Warehouse(warehouse_path(warehouse))
+    try:
+        counts = restore_runs(folder, wh)
+    except ArchiveError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{wh.path}: " + ", ".join(f"{n:,} {t} added" for t, n in counts.items()))

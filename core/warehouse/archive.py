@@ -14,10 +14,20 @@ text, so nothing of a benchmark is copied.
 identified by its key, so archiving twice changes nothing); `open_archive`
 builds a warehouse file from the folder, which the results document reads like
 any other.
+
+The same holds, one folder per experiment warehouse, for evaluation episodes
+(`archive_runs` / `restore_runs`): the runs, their episodes' outcomes and the
+doc sets' names, without traces, calls, answers or errors (those quote the
+benchmark's tasks). Restored into a fresh warehouse, they let a long
+experiment resume where the last session stopped — the runner reuses a stored
+episode by its content-hashed id — and the sections built from episode
+outcomes (the original-docs baseline) regenerate. An archived episode has no
+trace to open, and `docschisel rescore` cannot re-score it.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,16 +43,27 @@ ARCHIVED: dict[str, tuple[str, ...]] = {
 }
 
 
+# experiment warehouse tables kept for resuming, each with its key and the columns left out
+RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "runs": (("run_id",), ()),
+    "run_episodes": (("run_id", "episode_id"), ()),
+    "doc_sets": (("docset_id",), ()),
+    "episodes": (("episode_id",), ("calls", "final_answer", "error")),
+}
+# what of an episode's score is kept: the scoring rules' version and the outcome's kind, no values
+SCORE_KEYS = ("scoring", "reason", "partial", "correct")
+
+
 class ArchiveError(ValueError):
     """An archive file that cannot be read as what it should hold; the message names the file."""
 
 
-def _read(path: Path, table: str) -> pd.DataFrame:
+def _read(path: Path, table: str, key: tuple[str, ...] | None = None) -> pd.DataFrame:
     try:
         df = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several kinds for a damaged or foreign file
         raise ArchiveError(f"{path}: not a readable Parquet file of table {table} ({exc})") from exc
-    missing = [c for c in ARCHIVED[table] if c not in df.columns]
+    missing = [c for c in (key or ARCHIVED[table]) if c not in df.columns]
     if missing:
         raise ArchiveError(f"{path}: table {table} lacks its key column(s) {', '.join(missing)}")
     return df
@@ -76,10 +97,65 @@ def archive(warehouses: Iterable[Warehouse], folder: str | Path) -> dict[str, in
         counts[table] = len(merged)
         if merged.empty:
             continue
-        tmp = path.with_suffix(".parquet.tmp")
-        merged.to_parquet(tmp, index=False, compression="zstd")
-        tmp.replace(path)
+        _write(merged, path)
     return counts
+
+
+def _write(merged: pd.DataFrame, path: Path) -> None:
+    tmp = path.with_suffix(".parquet.tmp")
+    merged.to_parquet(tmp, index=False, compression="zstd")
+    tmp.replace(path)
+
+
+def _kept_score(raw: object) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    try:
+        score = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(score, dict):
+        return None
+    return json.dumps({k: score[k] for k in SCORE_KEYS if k in score}, sort_keys=True)
+
+
+def _run_rows(wh: Warehouse, table: str, dropped: tuple[str, ...]) -> pd.DataFrame:
+    cols = ", ".join(f'"{c}"' for c in dropped)
+    df = wh.query(f"SELECT * EXCLUDE ({cols}) FROM {table}" if dropped else f"SELECT * FROM {table}")
+    if table == "episodes":
+        df = df[df["source"].fillna("") != "import"]  # imported traces are a dataset's, not a measurement
+        df = df.assign(score=df["score"].map(_kept_score))
+    return df
+
+
+def archive_runs(wh: Warehouse, folder: str | Path) -> dict[str, int]:
+    """Merge `wh`'s runs and episode outcomes (no traces) into `folder`; rows now held per table."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for table, (key, dropped) in RUN_TABLES.items():
+        path = out / f"{table}.parquet"
+        frames = [_read(path, table, key)] if path.exists() else []
+        merged = _merge([*frames, _run_rows(wh, table, dropped)], key)
+        counts[table] = len(merged)
+        if not merged.empty:
+            _write(merged, path)
+    return counts
+
+
+def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
+    """Insert the archived runs and episode outcomes into `wh` (rows it holds already are kept)."""
+    src = Path(folder)
+    frames = {}
+    for table, (key, _) in RUN_TABLES.items():
+        path = src / f"{table}.parquet"
+        if path.exists():
+            frames[table] = _read(path, table, key)
+    if not frames:
+        raise ArchiveError(
+            f"{src}: no archived runs here (expected {', '.join(f'{t}.parquet' for t in RUN_TABLES)})"
+        )
+    return wh.insert_many(frames)
 
 
 def open_archive(folder: str | Path, into: str | Path | None = None) -> Warehouse:

@@ -1,0 +1,65 @@
+"""The run archive: an experiment resumes in a fresh checkout from versioned episode outcomes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from click.testing import CliRunner
+
+from core.agents import AgentConfig
+from core.cli.main import cli
+from core.llm import script, tool_call
+from core.runner import RunPlan, run
+from core.warehouse import Warehouse
+from tests.toybench import ToyBench
+
+
+def _plan(model: str) -> RunPlan:
+    bench = ToyBench(n=3)
+    config = AgentConfig(model=model, max_steps=3, temperature=0.7)
+    return RunPlan(bench, bench.original_docs(), config, bench.tasks(), repeats=2)
+
+
+def test_a_fresh_warehouse_restored_from_the_archive_reuses_every_episode(tmp_path: Path) -> None:
+    model = script(
+        lambda m: "Done." if m[-1]["role"] == "tool" else tool_call("math__add", x=1), name="adder"
+    )
+    first = Warehouse(tmp_path / "monday.duckdb")
+    before = run(first, _plan(model.model), concurrency=1)
+    assert before.ran == 6
+    folder = tmp_path / "runs" / "study"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["warehouse", "archive", "--to", str(folder), "--warehouse", str(first.path)])
+    assert res.exit_code == 0, res.output
+    again = runner.invoke(cli, ["warehouse", "archive", "--to", str(folder), "--warehouse", str(first.path)])
+    assert again.output == res.output  # the same rows twice are one archive
+
+    # nothing that quotes a task reaches the archive: no calls, answers or errors, no gold in scores
+    episodes = pd.read_parquet(folder / "episodes.parquet")
+    assert {"calls", "final_answer", "error"}.isdisjoint(episodes.columns) and len(episodes) == 6
+    assert all(set(json.loads(s)) <= {"scoring", "reason", "partial", "correct"} for s in episodes["score"])
+
+    fresh = tmp_path / "tuesday.duckdb"
+    res = runner.invoke(cli, ["warehouse", "restore", "--from", str(folder), "--warehouse", str(fresh)])
+    assert res.exit_code == 0 and "6 episodes added" in res.output, res.output
+    after = run(Warehouse(fresh), _plan(model.model), concurrency=1)
+    assert (after.ran, after.reused) == (0, 6)
+    assert (after.metrics.ts, after.metrics.tc) == (before.metrics.ts, before.metrics.tc)
+
+
+def test_restoring_from_a_folder_without_an_archive_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(
+        cli,
+        [
+            "warehouse",
+            "restore",
+            "--from",
+            str(tmp_path / "empty"),
+            "--warehouse",
+            str(tmp_path / "w.duckdb"),
+        ],
+    )
+    assert res.exit_code != 0 and "no archived runs here" in res.output
