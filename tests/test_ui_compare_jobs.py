@@ -54,6 +54,7 @@ def test_start_watch_and_cancel_a_comparison_from_the_page(tmp_path: Path, data_
     stored = stored_comparisons(wh)
     assert len(stored) == 1 and list(stored[0].methods["method"]) == ["og"]
     assert len(stored[0].task_ids) == 1
+    at.session_state["cmp_section"] = "Stored comparisons"  # built only when its tab is open
     at.run()
     assert not problems(at)
     assert at.selectbox(key="cmp_stored").value == stored[0].compare_id

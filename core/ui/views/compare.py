@@ -156,7 +156,6 @@ def stored_comparisons(path: str) -> None:
     found = q.comparisons(path)
     if not found:
         return
-    st.markdown("#### Stored comparisons")
     by_id = {c.compare_id: c for c in found}
     cid = st.selectbox(
         "Comparison", list(by_id), format_func=lambda i: report.title(by_id[i]), key="cmp_stored"
@@ -439,7 +438,25 @@ def render() -> None:
     path = current_path()
     start_form(path)
     live("compare_jobs", compare_jobs)
-    stored_comparisons(path)
+    if q.comparisons(path):
+        # lazy: the stored snapshots and the evaluation runs are two views an analyst reads one at a
+        # time; only the open one is built and drawn (each holds charts and wide tables)
+        runs_tab, stored_tab = st.tabs(
+            ["Evaluation runs", "Stored comparisons"], key="cmp_section", on_change="rerun"
+        )
+        if stored_tab.open:
+            with stored_tab:
+                stored_comparisons(path)
+        if not runs_tab.open:
+            return
+        with runs_tab:
+            evaluation_runs(path)
+    else:
+        evaluation_runs(path)
+
+
+def evaluation_runs(path: str) -> None:
+    """Every evaluation of OG / ET / DRT / GEPA / DC doc sets stored for a benchmark and split."""
     avail = q.compare_benchmarks(path)
     if avail.empty:
         ui.empty(

@@ -395,13 +395,23 @@ def render() -> None:
         with across_tools:
             heatmap(path, run_id, iteration)
     st.divider()
-    st.markdown(f"##### Failed traces of `{tool}`")
-    diagnoses_table(path, run_id, tool, iteration)
-    st.markdown("##### Operation plan")  # full width: a plan's reasons and contents need the room
-    plan_view(path, run_id, tool, iteration)
-    st.markdown("##### Candidate docs and their validation")
-    candidates_view(path, run_id, tool)
     domain = tools.set_index("tool").loc[tool, "domain"] if tool in set(tools["tool"]) else None
     domain = domain if isinstance(domain, str) else None
-    st.markdown(f"##### Memories of domain `{domain or 'all'}`")
-    memories(path, run_id, domain, iteration)
+    # lazy, like the tabs above: each of these is a table the browser must lay out, and an analyst
+    # reads one at a time (a plan's reasons and contents get the page's full width)
+    tabs = st.tabs(
+        [f"Failed traces of {tool}", "Operation plan", "Candidate docs and their validation",
+         f"Memories of domain {domain or 'all'}"],
+        key="dg_detail",
+        on_change="rerun",
+    )  # fmt: skip
+    views = (
+        lambda: diagnoses_table(path, run_id, tool, iteration),
+        lambda: plan_view(path, run_id, tool, iteration),
+        lambda: candidates_view(path, run_id, tool),
+        lambda: memories(path, run_id, domain, iteration),
+    )
+    for tab, view in zip(tabs, views, strict=True):
+        if tab.open:
+            with tab:
+                view()
