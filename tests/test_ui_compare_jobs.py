@@ -25,6 +25,8 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
 
 
 def _set_form(at, *, limit: int, eval_runs: int) -> None:
+    at.session_state["cmpjob_open"] = True  # the form is built only while its expander is open
+    at.run()
     at.selectbox(key="cmpjob_model").set_value("local/smollm2-135m")  # the fastest local model
     at.multiselect(key="cmpjob_methods").set_value(["og"])
     at.multiselect(key="cmpjob_domains").set_value(["finance"])
@@ -43,6 +45,7 @@ def test_start_watch_and_cancel_a_comparison_from_the_page(tmp_path: Path, data_
     wh = Warehouse(path)
     at = show(open_app(path), "compare")
     assert not problems(at)
+    assert not any(b.key == "start_compare" for b in at.button)  # collapsed: the form is not built
 
     _set_form(at, limit=1, eval_runs=1)
     at.button(key="start_compare").click().run()

@@ -85,7 +85,11 @@ def compare_argv(
 
 def start_form(path: str) -> None:
     """Start `docschisel compare` as a background job; the job list below shows its progress."""
-    with st.expander("Run a comparison", icon=":material/play_arrow:"):
+    # lazy: the form's fourteen widgets are built and sent only while the expander is open
+    form = st.expander("Run a comparison", icon=":material/play_arrow:", key="cmpjob_open", on_change="rerun")
+    if not form.open:
+        return
+    with form:
         c = st.columns([1, 2, 2])
         benchmark = c[0].selectbox("Benchmark", BENCHMARKS, key="cmpjob_benchmark")
         known = q.task_domains(path, benchmark)
