@@ -140,3 +140,32 @@ def test_a_damaged_archive_file_is_named_and_nothing_is_overwritten(tmp_path: Pa
     )
     assert res.exit_code != 0 and "field_impact.parquet" in res.output
     assert (archive / "field_impact.parquet").read_bytes() == b"not parquet" and not out.exists()
+
+
+def test_the_baseline_table_leaves_a_field_studys_original_runs_to_its_own_section(tmp_path: Path) -> None:
+    from core.reports.sections import local_baseline
+
+    wh = Warehouse(tmp_path / "wh.duckdb")
+    wh.insert(
+        "doc_sets", [{"docset_id": "orig", "name": "original", "benchmark": "api-bank", "origin": "original"}]
+    )
+    agent = {"model": "local/qwen2.5-coder-0.5b", "paradigm": "react", "doc_mode": "native"}
+    for run_id, extra in (("baseline", {}), ("study", {"study_id": "s1"})):
+        config = {
+            "docset_id": "orig",
+            "benchmark": "api-bank/domain",
+            "split": "test",
+            "agent": agent,
+            **extra,
+        }
+        wh.insert("runs", [{"run_id": run_id, "kind": "eval", "benchmark": "api-bank", "config": config}])
+        for i in range(2 if run_id == "baseline" else 5):
+            eid = f"{run_id}-{i}"
+            wh.insert(
+                "episodes",
+                [{"episode_id": eid, "run_id": run_id, "task_id": f"t{i}", "domain": "finance", "success": True,
+                  "tool_correct": True, "latency_s": 1.0, "n_steps": 1}],
+            )  # fmt: skip
+            wh.insert("run_episodes", [{"run_id": run_id, "episode_id": eid}])
+    text = local_baseline(wh)
+    assert text is not None and "| finance | react/native | test | 2 |" in text

@@ -108,7 +108,9 @@ def local_baseline(wh) -> str | None:
                     json_extract_string(r.config, '$.agent.model') AS model
              FROM runs r JOIN doc_sets d ON d.docset_id = json_extract_string(r.config, '$.docset_id')
              WHERE r.kind = 'eval' AND d.origin = 'original'
-               AND json_extract_string(r.config, '$.agent.model') LIKE 'local/%')
+               AND json_extract_string(r.config, '$.agent.model') LIKE 'local/%'
+               -- a field study's original-docs runs measure its own task sample: its section shows them
+               AND json_extract_string(r.config, '$.study_id') IS NULL)
            SELECT ev.model, ev.variant AS benchmark, e.domain, ev.paradigm || '/' || ev.doc_mode AS agent, ev.split,
                   count(*) AS episodes, 100 * avg(e.success::INT) AS "TS %", 100 * avg(e.tool_correct::INT) AS "TC %",
                   avg(e.latency_s) AS "s / episode", avg(e.n_steps) AS "model calls / episode"
