@@ -137,3 +137,19 @@ def test_registered_models_pin_their_parts_and_requirements_files():
         ]
         assert [line.split()[0] for line in lines] == [f"{p.package}=={p.version}" for p in model.parts]
         assert all("--hash=sha256:" in line for line in lines)
+
+
+def test_the_state_cache_takes_an_eighth_of_memory_within_bounds_unless_set(monkeypatch) -> None:
+    from core.llm import local
+
+    monkeypatch.delenv("DOCSCHISEL_LOCAL_STATE_MB", raising=False)
+    gb = 1024 * 1024 * 1024
+    pages = {"SC_PAGE_SIZE": 4096}
+    for total_gb, expected_gb in ((4, 1), (24, 3), (256, 4)):
+        pages["SC_PHYS_PAGES"] = total_gb * gb // 4096
+        monkeypatch.setattr(local.os, "sysconf", pages.__getitem__)
+        assert local._state_cache_bytes() == expected_gb * gb, total_gb
+    monkeypatch.setenv("DOCSCHISEL_LOCAL_STATE_MB", "0")  # reuse off
+    assert local._state_cache_bytes() == 0
+    monkeypatch.setenv("DOCSCHISEL_LOCAL_STATE_MB", "512")
+    assert local._state_cache_bytes() == 512 * 1024 * 1024
