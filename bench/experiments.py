@@ -97,10 +97,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         ["python bench/baseline_local.py --limit-workbench 20 --warehouse data/baseline.duckdb"],
     ),
     # field impact by backbone (Fig. 1's backbone panel): ReAct, 12 test tasks x 3 repeats per cell,
-    # ~16 doc sets (original + one variant per applicable field) -> ~576 episodes per cell
+    # 17 doc sets (original + one variant per applicable field) -> 612 episodes per cell. Measured on
+    # this 2-core machine, two one-thread processes side by side, with the state cache holding the
+    # earlier repeat's prompts: API-Bank finance SmolLM2 1,555 s, Qwen 0.5B ~45 min (70 s per doc set
+    # in the first repeat, 38 s in later ones), Qwen 1.5B ~2.5x that; WorkBench analytics (up to 4
+    # calls per episode) SmolLM2 ~200 s per doc set (~2.8 h), Qwen 0.5B ~6 h. Cells resume across
+    # sessions from docs/results/runs/study-backbones/.
     "study-backbones": (
-        2880,
-        5.5,
+        3060,
+        12.0,
         [
             _study(Q05, "api-bank:finance", 12, 3),
             _study(SMOL, "api-bank:finance", 12, 3),
