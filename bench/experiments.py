@@ -67,10 +67,14 @@ def _compare(domains: str, methods: str, optimizers: str, opt_runs: int) -> str:
 SOP_DOMAINS = "email,calendar"
 
 
-def _sop(sub: str, extra: str) -> str:
-    """An EvoSOP command on WorkBench (email + calendar: look-up-then-act routines), Qwen 0.5B ReAct agent."""
+# the acceptance experiment's domains: the multi-step ones
+SOP_ABLATION_DOMAINS = "email,calendar,multi_domain"
+
+
+def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
+    """An EvoSOP command on WorkBench (look-up-then-act routines), Qwen 0.5B ReAct agent."""
     return (
-        f"sop {sub} --benchmark workbench --domain {SOP_DOMAINS} --agent react --max-steps 4 --temperature 0.7 "
+        f"sop {sub} --benchmark workbench --domain {domains} --agent react --max-steps 4 --temperature 0.7 "
         f"--constructor composer --reviewer evidence {extra}"
     )
 
@@ -203,18 +207,22 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             )
         ],
     ),
-    #  the ablations over 3 seeds: ReAct with atomic tools (every run's epoch 0 and atomic test), one-shot
-    #  induction (ASI-like), EvoSOP without merger, without reviewer, full; 20 training tasks, 8 epochs
-    #  (4 constructing), 30 test tasks. Per seed ~50 shared atomic + 50 ASI + 3 x ~130 episodes; one
-    #  process (one core), so run it beside another step; it reuses nothing of sop-workbench-1.
+    #  the ablations over 3 seeds (the repeats): ReAct with atomic tools (every run's epoch 0 and atomic
+    #  test), one-shot induction (ASI-like), EvoSOP without merger, without reviewer, full; email, calendar
+    #  and multi_domain, 20 training tasks, 8 epochs (4 constructing), 60 held-out test tasks. Per seed:
+    #  ~20 atomic + ~20 ASI + 3 x <= 160 training episodes (an epoch whose toolset did not change reuses
+    #  its episodes) + 5 x 60 test episodes, ~840; 3 seeds ~2,500 episodes at ~35 s (Qwen 0.5B, up to 4
+    #  calls): ~24 h on one core. Resumable across sessions (docs/results/runs/sop-workbench/); run it
+    #  beside another step, one core each.
     "sop-workbench-2": (
-        1500,
-        15.0,
+        2520,
+        24.0,
         [
             _sop(
                 "compare",
-                "--variants asi,no-merge,no-review,full --seeds 0,1,2 --max-train-tasks 20 --max-test-tasks 30 "
+                "--variants asi,no-merge,no-review,full --seeds 0,1,2 --max-train-tasks 20 --max-test-tasks 60 "
                 "--epochs 8 --construct-epochs 4",
+                SOP_ABLATION_DOMAINS,
             )
         ],
     ),
