@@ -13,6 +13,7 @@ from core.cli.main import cli
 from core.llm import script, tool_call
 from core.runner import RunPlan, run
 from core.warehouse import Warehouse
+from core.warehouse.reads import episode_groups
 from tests.toybench import ToyBench
 
 
@@ -44,7 +45,11 @@ def test_a_fresh_warehouse_restored_from_the_archive_reuses_every_episode(tmp_pa
     fresh = tmp_path / "tuesday.duckdb"
     res = runner.invoke(cli, ["warehouse", "restore", "--from", str(folder), "--warehouse", str(fresh)])
     assert res.exit_code == 0 and "6 episodes added" in res.output, res.output
-    after = run(Warehouse(fresh), _plan(model.model), concurrency=1)
+    restored = Warehouse(fresh)
+    # no calls or trace to score again: re-scoring leaves them as they were measured
+    assert restored.scalar("SELECT count(*) FROM episodes WHERE source = 'archive'") == 6
+    assert episode_groups(restored) == []
+    after = run(restored, _plan(model.model), concurrency=1)
     assert (after.ran, after.reused) == (0, 6)
     assert (after.metrics.ts, after.metrics.tc) == (before.metrics.ts, before.metrics.tc)
 

@@ -150,7 +150,7 @@ def test_imported_episodes_keep_their_scores(warehouse) -> None:
     report = rescore(warehouse)
     assert (
         report.rescored == 2
-        and report.skipped["imported episodes keep the scores their source gave them"] == 1
+        and report.skipped["imported or archived episodes keep the scores they were stored with"] == 1
     )
     assert _scores(warehouse)["capture-1"] == (False, True)  # as its source scored it
 

@@ -114,7 +114,7 @@ def rescore(
     imported = 0 if benchmarks else imported_episodes(wh)
     if imported:
         report.examined += imported
-        report.skipped["imported episodes keep the scores their source gave them"] += imported
+        report.skipped["imported or archived episodes keep the scores they were stored with"] += imported
     for name, variant, count in episode_groups(wh):
         if benchmarks and name not in benchmarks and variant not in benchmarks:
             continue

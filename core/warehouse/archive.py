@@ -50,6 +50,8 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "doc_sets": (("docset_id",), ()),
     "episodes": (("episode_id",), ("calls", "final_answer", "error")),
 }
+# the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
+ARCHIVED_SOURCE = "archive"
 # what of an episode's score is kept: the scoring rules' version and the outcome's kind, no values
 SCORE_KEYS = ("scoring", "reason", "partial", "correct")
 
@@ -124,6 +126,7 @@ def _run_rows(wh: Warehouse, table: str, dropped: tuple[str, ...]) -> pd.DataFra
     df = wh.query(f"SELECT * EXCLUDE ({cols}) FROM {table}" if dropped else f"SELECT * FROM {table}")
     if table == "episodes":
         df = df[df["source"].fillna("") != "import"]  # imported traces are a dataset's, not a measurement
+        df = df.assign(source=df["source"].replace(ARCHIVED_SOURCE, "run"))
         df = df.assign(score=df["score"].map(_kept_score))
     return df
 
@@ -155,6 +158,9 @@ def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
         raise ArchiveError(
             f"{src}: no archived runs here (expected {', '.join(f'{t}.parquet' for t in RUN_TABLES)})"
         )
+    if "episodes" in frames:
+        # without their calls and traces they cannot be scored again: `rescore` leaves them as stored
+        frames["episodes"] = frames["episodes"].assign(source=ARCHIVED_SOURCE)
     return wh.insert_many(frames)
 
 

@@ -323,7 +323,7 @@ def benchmark_infos(store: Store) -> dict[str, dict[str, Any]]:
 
 def episode_groups(store: Store) -> list[tuple[str, str, int]]:
     """(benchmark, variant, episodes) of every benchmark configuration the runner stored episodes of,
-    for re-scoring (imported episodes keep the scores their source gave them)."""
+    for re-scoring (imported and archived episodes keep the scores they were stored with)."""
     rows = store.rows(
         "SELECT benchmark, coalesce(variant, ''), count(*) FROM episodes WHERE source = 'run' "
         "GROUP BY 1, 2 ORDER BY 1, 2"
