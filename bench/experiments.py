@@ -182,6 +182,25 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in API_BANK_GROUPS
         ],
     ),
+    # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
+    # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
+    # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
+    # (headroom) but ~0-4 % of calendar and email (their tools mostly fall below the band). OG, ET and
+    # DC-evidence, 3 optimization x 3 evaluation runs, opt/val tasks capped at 8/4 per tool, 2 samples
+    # per profiled task; one domain per command. Per domain, ~7 tools: profile ~170 episodes, DC ~3 x
+    # (<= 4 tools x 5 iterations x 12 tasks x 2 samples, fewer as candidate doc sets repeat) ~1,400,
+    # evaluation ~40 tasks x 7 doc sets x 3 runs ~840; ~2,400 episodes at ~35 s (up to 4 calls each):
+    # ~23 h on one core per domain. Resumable across sessions (docs/results/runs/compare-workbench/).
+    "compare-workbench": (
+        7200,
+        70.0,
+        [
+            f"compare --benchmark workbench --domain {d} --methods og,et,dc --optimizer-model evidence "
+            "--opt-runs 3 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
+            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation"
+            for d in ("analytics", "calendar", "email")
+        ],
+    ),
     # EvoSOP on WorkBench with the local model (the issue's offline experiment; Table 1, Figs. 2-4). The
     # paper's protocol: 25 training trajectories in 5 mini-batches of 5, 10 epochs (the last 5 only merge,
     # evaluate and review), the epoch with the best training TS kept, held-out test tasks at the end.
@@ -234,6 +253,7 @@ WAREHOUSE = {
     "compare-api-bank-1b": "data/compare-api-bank.duckdb",
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
+    "compare-workbench": "data/compare-workbench.duckdb",
     "sop-workbench-1": "data/sop-workbench.duckdb",
     "sop-workbench-2": "data/sop-workbench.duckdb",
     "sop-workbench-explore": "data/sop-workbench.duckdb",
