@@ -354,6 +354,43 @@ def test_item_04_the_exposed_dashboard_asks_for_the_token(tmp_path: Path, monkey
     assert at.run().markdown  # the overview renders
 
 
+def _listening(port: int) -> list[str]:
+    rows = (
+        Path("/proc/net/tcp").read_text().splitlines()[1:]
+        + Path("/proc/net/tcp6").read_text().splitlines()[1:]
+    )
+    return [r.split()[1] for r in rows if r.split()[3] == "0A" and r.split()[1].endswith(f":{port:04X}")]
+
+
+@pytest.mark.slow
+def test_a_supervisors_sigterm_to_the_app_command_stops_the_server_too(tmp_path: Path) -> None:
+    """SIGTERM reaches only the `docschisel app` process (not a terminal's process group): the server
+    it started must stop with it instead of holding the port."""
+    port = 9000 + os.getpid() % 1000
+    env = {**os.environ, "DOCSCHISEL_WAREHOUSE": str(tmp_path / "wh.duckdb")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli.main", "app", "--port", str(port)],
+        cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert _listening(port), "the dashboard did not start"
+        proc.send_signal(signal.SIGTERM)  # the parent alone
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 60
+        while _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not _listening(port), "the server outlived the command that started it"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 @pytest.mark.slow
 def test_item_04_streamlit_listens_on_loopback_only(tmp_path: Path) -> None:
     """The real server with the project's settings: nothing listens beyond 127.0.0.1."""

@@ -9,6 +9,7 @@ which every browser session must enter first (core/ui/auth.py).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -58,7 +59,37 @@ def launch(host: str, port: int, warehouse: str | None = None) -> int:
         env["DOCSCHISEL_WAREHOUSE"] = str(warehouse)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     click.echo(f"opening the dashboard on http://{shown}:{port} — {note} (Ctrl-C to stop)")
-    return subprocess.call(dashboard_command(host, port), env=env, cwd=str(PROJECT_ROOT))
+    return run_forwarding_signals(dashboard_command(host, port), env)
+
+
+def run_forwarding_signals(cmd: list[str], env: dict[str, str]) -> int:
+    """Run the server as a child and hand it every stop signal this process gets; returns its exit code.
+
+    Why: a terminal's Ctrl-C reaches both processes, but a supervisor's SIGTERM (systemd, a container
+    stop, `kill`) reaches only this one; by default it would die and leave the server running,
+    holding the port, with nobody to stop it.
+    """
+    proc = subprocess.Popen(cmd, env=env, cwd=str(PROJECT_ROOT))
+
+    def forward(signum: int, _frame: object) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, forward)
+        except ValueError:  # not the main thread: the caller keeps its own handling
+            break
+    try:
+        while True:
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:  # SIGINT sent to this process alone: pass it on, then wait
+                forward(signal.SIGINT, None)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @click.command()
