@@ -10,7 +10,7 @@ import pandas as pd
 
 from core.sample import seeded_copy
 from core.ui.testing import open_app, problems, show
-from core.ui.views.impact import _aggregate, default_facet
+from core.ui.views.impact import _aggregate, default_facet, with_cells
 from core.warehouse import Warehouse
 from core.warehouse.rows import JobEventRow, JobRow
 
@@ -26,6 +26,11 @@ def test_bars_carry_n_and_panels_default_to_the_dimension_that_varies() -> None:
     df = pd.concat([_rows(), _rows(domain="calendar", detail='{"n_tasks": 8}')], ignore_index=True)
     assert default_facet(df) == "domain"
     assert default_facet(_rows()) == ""
+    # two backbones on two domains: one panel per study cell, never a mean over backbones
+    grid = pd.concat([df, df.assign(model="local/other")], ignore_index=True)
+    assert default_facet(grid) == "cell"
+    cells = _aggregate(with_cells(grid), "cell")
+    assert sorted(cells["cell"]) == ["calendar · m", "calendar · other", "shop · m", "shop · other"]
     agg = _aggregate(df, "domain").set_index("domain")
     assert agg.loc["shop", "n_label"] == "n=12×3" and agg.loc["calendar", "tasks"] == 8
     pooled = _aggregate(df, None)

@@ -118,9 +118,14 @@ def field_impact(df: pd.DataFrame, facet: str | None = None) -> alt.TopLevelMixi
         .properties(width=760, height=240)
         .facet(row=alt.Row(f"{facet}:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left",
                                                                          labelFontWeight="bold",
-                                                                         labelExpr=f"'{facet}: ' + datum.label")))
+                                                                         labelExpr=_facet_label(facet))))
         .resolve_scale(x="independent")
     )  # fmt: skip
+
+
+def _facet_label(facet: str) -> str:
+    """A panel's row header: 'domain: finance', or a study cell's own label, which names its parts."""
+    return "datum.label" if facet == "cell" else f"'{facet}: ' + datum.label"
 
 
 def _jitter(n: int) -> list[float]:

@@ -28,9 +28,35 @@ def n_tasks(detail: object) -> int:
     return int(d.get("n_tasks") or 0) if isinstance(d, dict) else 0
 
 
+# The panel key when several of the contrasts vary: one panel per study cell (domain · backbone ·
+# paradigm), so no bar pools two backbones whose effects may have opposite signs.
+CELL = "cell"
+CONTRASTS = ("domain", "model", "paradigm")
+
+
+def varying(df: pd.DataFrame) -> list[str]:
+    """The contrasts (domain, backbone, paradigm) that take more than one value in `df`."""
+    return [k for k in CONTRASTS if df[k].nunique() > 1]
+
+
+def with_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with the `cell` column: the varying contrasts' values joined (model names shortened)."""
+    keys = varying(df)
+    if not keys:
+        return df.assign(**{CELL: ""})
+    parts = [df[k].astype(str).str.replace("local/", "", regex=False) for k in keys]
+    label = parts[0].str.cat(parts[1:], sep=" · ") if len(parts) > 1 else parts[0]
+    return df.assign(**{CELL: label})
+
+
 def default_facet(df: pd.DataFrame) -> str:
-    """Small multiples by the first of domain, backbone, paradigm that varies: the paper's contrast."""
-    return next((k for k in ("domain", "model", "paradigm", "benchmark") if df[k].nunique() > 1), "")
+    """Small multiples of the paper's contrast: one panel per study cell when several of domain,
+    backbone and paradigm vary (a mean over backbones hides a field that helps one and hurts the
+    other), else per the one that varies."""
+    keys = varying(df)
+    if len(keys) > 1:
+        return CELL
+    return next((k for k in (*CONTRASTS, "benchmark") if df[k].nunique() > 1), "")
 
 
 def _aggregate(df: pd.DataFrame, facet: str | None) -> pd.DataFrame:
@@ -91,7 +117,10 @@ def render() -> None:
     for i, (col, label) in enumerate(DIMENSIONS.items()):
         values = sorted(df[col].dropna().unique())
         chosen[col] = c[i].multiselect(label, values, default=[], key=f"fi_{col}", placeholder="All")
+    df = with_cells(df)
     facets = {"": "Nothing (mean)", **{k: v for k, v in DIMENSIONS.items() if df[k].nunique() > 1}}
+    if len(varying(df)) > 1:
+        facets[CELL] = "Study cell (" + " × ".join(DIMENSIONS[k].lower() for k in varying(df)) + ")"
     options = list(facets)
     facet = (
         c[4].selectbox(
