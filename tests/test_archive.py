@@ -49,6 +49,8 @@ def test_a_fresh_warehouse_restored_from_the_archive_reuses_every_episode(tmp_pa
     # no calls or trace to score again: re-scoring leaves them as they were measured
     assert restored.scalar("SELECT count(*) FROM episodes WHERE source = 'archive'") == 6
     assert episode_groups(restored) == []
+    again = runner.invoke(cli, ["warehouse", "restore", "--from", str(folder), "--warehouse", str(fresh)])
+    assert again.exit_code == 0 and "0 episodes added" in again.output, again.output  # nothing twice
     after = run(restored, _plan(model.model), concurrency=1)
     assert (after.ran, after.reused) == (0, 6)
     assert (after.metrics.ts, after.metrics.tc) == (before.metrics.ts, before.metrics.tc)

@@ -147,7 +147,8 @@ def archive_runs(wh: Warehouse, folder: str | Path) -> dict[str, int]:
 
 
 def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
-    """Insert the archived runs and episode outcomes into `wh` (rows it holds already are kept)."""
+    """Insert the archived runs and episode outcomes into `wh` (rows it holds already are kept);
+    returns the rows added per table."""
     src = Path(folder)
     frames = {}
     for table, (key, _) in RUN_TABLES.items():
@@ -161,7 +162,9 @@ def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
     if "episodes" in frames:
         # without their calls and traces they cannot be scored again: `rescore` leaves them as stored
         frames["episodes"] = frames["episodes"].assign(source=ARCHIVED_SOURCE)
-    return wh.insert_many(frames)
+    before = {t: int(wh.scalar(f"SELECT count(*) FROM {t}") or 0) for t in frames}
+    wh.insert_many(frames)  # rows the warehouse holds already are kept as they are
+    return {t: int(wh.scalar(f"SELECT count(*) FROM {t}") or 0) - n for t, n in before.items()}
 
 
 def open_archive(folder: str | Path, into: str | Path | None = None) -> Warehouse:
