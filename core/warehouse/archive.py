@@ -28,7 +28,6 @@ trace to open, and `docschisel rescore` cannot re-score it.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -167,11 +166,10 @@ def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
     return {t: int(wh.scalar(f"SELECT count(*) FROM {t}") or 0) - n for t, n in before.items()}
 
 
-def open_archive(folder: str | Path, into: str | Path | None = None) -> Warehouse:
-    """A warehouse holding the archive's rows (a new file under a temporary folder unless `into`)."""
+def open_archive(folder: str | Path, into: str | Path) -> Warehouse:
+    """A warehouse file at `into` holding the archive's rows (the caller owns and removes the file)."""
     src = Path(folder)
-    target = Path(into) if into else Path(tempfile.mkdtemp(prefix="docschisel-archive-")) / "archive.duckdb"
-    wh = Warehouse(target)
+    wh = Warehouse(Path(into))
     for table in ARCHIVED:
         path = src / f"{table}.parquet"
         if path.exists():
