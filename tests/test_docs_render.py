@@ -35,6 +35,7 @@ heading_like = st.sampled_from(
         "Description: y",
         "Tool name: z",
         "- name: q",
+        "- parameter: q",
         "Examples:",
         "  indented",
     ]
@@ -211,7 +212,7 @@ def test_text_layout_is_stable(corpus: list[ToolDoc]) -> None:
             "Description: Finds the email address of an employee by their name.",
             "Domain: company_directory",
             "Parameters:",
-            "- name: name",
+            "- parameter: name",
             "  description: Name of the person.",
             "  type: str",
             '  default: ""',
@@ -237,6 +238,24 @@ def test_missing_tool_name_is_shown_under_the_alias() -> None:
     assert back.name is None and back.tool == "tool_3"
 
 
+def test_a_parameter_called_name_reads_as_a_parameter_not_as_an_argument() -> None:
+    """`- name: account` beside `optional: no` read to models as "pass {"name": ...}"."""
+    doc = ToolDoc(tool="t", name="t", parameters=(Param(name="name", type="str", optional=False),))
+    desc = render_openai(doc)["function"]["description"]
+    assert desc == "Parameters:\n- parameter: name\n  optional: no"
+    assert parse_openai(render_openai(doc)) == doc and parse_text(render_text(doc)) == doc
+
+
+def test_text_rendered_with_the_older_name_key_still_parses() -> None:
+    legacy = parse_text("Tool name: t\nParameters:\n- name: a\n  type: str\n  optional: no")
+    assert legacy.parameters == (Param(name="a", type="str", optional=False),)
+    fn = {"name": "t", "description": "Parameters:\n- name: a\n  optional: no", "parameters": {}}
+    fn["parameters"] = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert parse_openai(fn).param("a").optional is False
+    with pytest.raises(DocParseError, match='both "parameter" and "name"'):
+        parse_text("Tool name: t\nParameters:\n- parameter: a\n  name: b")
+
+
 def test_parse_text_errors_name_the_line() -> None:
     with pytest.raises(DocParseError, match=r"^<text>:2: expected a heading"):
         parse_text("Tool name: x\nBogus: y")
@@ -257,7 +276,7 @@ def test_openai_native_slots_and_description_sections(corpus: list[ToolDoc]) -> 
     assert "required" not in fn["parameters"]  # WorkBench docs carry no required flags
     desc = fn["description"]
     assert desc.startswith(
-        "Returns the events for a given query.\n\nDomain: calendar\nParameters:\n- name: query\n  optional: yes"
+        "Returns the events for a given query.\n\nDomain: calendar\nParameters:\n- parameter: query\n  optional: yes"
     )
     assert "\nReturns:\n- name: events\n" in desc and "\nExamples:\n- >>> calendar.search_events" in desc
     mcp = render_mcp(doc)
@@ -280,7 +299,7 @@ def test_openai_required_and_inexact_types() -> None:
     assert props["a"] == {"type": "array", "items": {"type": "string"}} and props["b"] == {"type": "integer"}
     assert props["c"] == {}
     assert fn["description"] == (
-        "Parameters:\n- name: a\n  type: list(str)\n- name: c\n  type: YYYY-MM-DD\n  required: unspecified"
+        "Parameters:\n- parameter: a\n  type: list(str)\n- parameter: c\n  type: YYYY-MM-DD\n  required: unspecified"
     )
     assert parse_openai(render_openai(doc)) == doc
 

@@ -12,6 +12,7 @@ from core.agents import AgentConfig
 from core.benchmarks.registry import benchmark_key, get_benchmark
 from core.runner.executors import LocalExecutor, current, make_executor, use
 from core.runner.executors.base import EpisodeWork
+from core.runner.runner import RunPlan
 
 NOTES = Path(__file__).parent / "fixtures" / "userbench" / "notes"
 
@@ -56,8 +57,10 @@ def test_an_episode_whose_worker_always_dies_is_a_failed_record() -> None:
     task = bench.tasks()[0]
     work = EpisodeWork(bench, bench.original_docs(), AgentConfig(model="scripted/x"), "run-1", split="test")
     episode, events = lost_episode(work, task, 1, "the worker running this episode died 3 times")
-    assert episode.episode_id == Episode.make_id(
-        benchmark_key(bench), task.task_id, work.docset.docset_id, work.config.config_id, 1
+    planned = RunPlan(bench, work.docset, work.config, [task], repeats=2).episode_ids()
+    assert episode.episode_id == planned[1][0]  # the id the runner planned for that repeat
+    assert episode.episode_id != Episode.make_id(
+        benchmark_key(bench), task.task_id, work.docset.docset_id, work.config.config_id, 1, None
     )
     assert (episode.success, episode.error_class, episode.repeat) == (False, "worker_lost", 1)
     assert [e.kind for e in events] == ["error"]

@@ -9,11 +9,13 @@ shown name is the sandbox's key.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.docs import ToolDoc
-from core.docs.render import render_openai, render_text
+from core.docs import DocSet, ToolDoc
+from core.docs.render import input_schema, render_openai, render_text
+from core.warehouse.records import content_hash
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,43 @@ def bind(docs: list[ToolDoc]) -> list[Binding]:
             )
         )
     return out
+
+
+def rendering_id(docset: DocSet, doc_mode: str) -> str:
+    """A hash of what an agent in `doc_mode` is shown of every tool in `docset`.
+
+    Part of an episode's identity: the doc set's id covers the docs' content, this covers
+    how they are rendered, so a renderer change re-runs exactly the episodes whose tools
+    now read differently and keeps the others.
+    """
+    key = (docset.docset_id, doc_mode)  # the doc set's id is a content hash: a safe cache key
+    found = _RENDERINGS.get(key)
+    if found is None:
+        if doc_mode == "text":
+            shown: list[Any] = [render_text(d, alias="tool") for d in docset.values()]
+        else:
+            shown = [render_openai(d, alias="tool") for d in docset.values()]
+        found = _RENDERINGS[key] = content_hash("rendering", shown)
+        if len(_RENDERINGS) > 512:
+            _RENDERINGS.pop(next(iter(_RENDERINGS)))
+    return found
+
+
+_RENDERINGS: dict[tuple[str, str], str] = {}
+
+
+def renders_as_unversioned(docs: Iterable[ToolDoc], doc_mode: str) -> bool:
+    """Whether these docs read exactly as they did before renderings were part of episode ids.
+
+    The one rendering change since is the key of a parameter's name (`name` became
+    `parameter`): native schemas show it only in the per-parameter text of their
+    description, text prompts in every parameter item. Episodes stored under the older
+    ids (without a rendering) are reused only where this holds.
+    """
+    docs = list(docs)
+    if doc_mode == "text":
+        return not any(d.parameters for d in docs)
+    return all(not input_schema(d)[1] for d in docs)
 
 
 def resolve(name: str, bindings: list[Binding]) -> str | None:

@@ -32,8 +32,8 @@ EXAMPLE_DOC = (
     "Tool name: GetWeather\n"
     "Description: Returns the weather forecast for a city on a given date.\n"
     "Parameters:\n"
-    "- name: city\n  description: The city name.\n  type: str\n"
-    "- name: date\n  description: Date in YYYY-MM-DD format.\n  type: str"
+    "- parameter: city\n  description: The city name.\n  type: str\n"
+    "- parameter: date\n  description: Date in YYYY-MM-DD format.\n  type: str"
 )
 EXAMPLE_PROFILE = {
     "function_description": "Returns the weather forecast for a city on a date.",

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.agents.base import Agent, AgentConfig, EpisodeContext, EpisodeFailure
+from core.agents.tooling import rendering_id
 from core.benchmarks.base import SCORING_VERSION, Benchmark, Call, InfrastructureError, Score, Task
 from core.benchmarks.credit import partial_credit
 from core.benchmarks.registry import benchmark_key
@@ -74,7 +75,14 @@ def run_episode(
     started_at = now()
     t0 = time.monotonic()
     docset_id, config_id = docset.docset_id, identity.config_id  # hashes: computed once
-    episode_id = Episode.make_id(benchmark_key(benchmark), task.task_id, docset_id, config_id, repeat)
+    episode_id = Episode.make_id(
+        benchmark_key(benchmark),
+        task.task_id,
+        docset_id,
+        config_id,
+        repeat,
+        rendering_id(docset, identity.doc_mode),
+    )
 
     def infra(exc: InfrastructureError) -> InfraFailure:
         return InfraFailure(

@@ -6,7 +6,7 @@ episodes per transaction, because a DuckDB commit costs milliseconds and with a
 fast model one transaction per episode would dominate the step time. A kill
 loses at most that window, and those episodes simply run again on resume.
 An episode's identity is a content hash of (benchmark, task,
-doc set, agent config, repeat); before running, the runner asks the warehouse
+doc set, how its tools are rendered, agent config, repeat); before running, the runner asks the warehouse
 which of the planned episodes already exist and runs only the rest. Re-running
 the same command after a crash or Ctrl-C therefore finishes exactly what is
 missing — nothing lost, nothing duplicated.
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agents.base import AgentConfig
+from core.agents.tooling import rendering_id, renders_as_unversioned
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
@@ -60,11 +61,16 @@ class RunPlan:
     # tool calls executed per model reply; the excess is recorded, not run (not part of the run's key)
     max_calls_per_reply: int | None = None
 
+    def rendering(self) -> str:
+        """How the doc set's tools are shown to this config's agent (part of run and episode ids)."""
+        return rendering_id(self.docset, self.config.doc_mode)
+
     def key(self) -> dict[str, Any]:
         return {
             "benchmark": benchmark_key(self.benchmark),
             "variant": self.variant,
             "docset_id": self.docset.docset_id,
+            "rendering": self.rendering(),
             "agent": self.config.to_json(),
             "split": self.split,
             "tasks": sorted(t.task_id for t in self.tasks),
@@ -72,7 +78,9 @@ class RunPlan:
             **self.extra,
         }
 
-    def episode_ids(self) -> list[tuple[str, Task, int]]:
+    def episode_ids(self, *, unversioned: bool = False) -> list[tuple[str, Task, int]]:
+        """(episode id, task, repeat) of every planned episode; `unversioned`: the ids the same
+        episodes had before renderings were part of them (see `legacy_reuse`)."""
         out: list[tuple[str, Task, int]] = []
         if not self.tasks or self.repeats < 1:
             return out
@@ -82,11 +90,32 @@ class RunPlan:
             self.docset.docset_id,
             self.config.config_id,
         )
+        rendering = None if unversioned else self.rendering()
         for task in self.tasks:
             for r in range(self.repeats):
-                eid = Episode.make_id(bench, task.task_id, docset_id, config_id, r)
+                eid = Episode.make_id(bench, task.task_id, docset_id, config_id, r, rendering)
                 out.append((eid, task, r))
         return out
+
+
+def legacy_reuse(warehouse: Warehouse, plan: RunPlan, missing: set[str]) -> dict[str, str]:
+    """Stored episodes from before renderings were part of episode ids that stand for planned ones.
+
+    Such an episode is reused only where the doc set reads exactly as it did then
+    (`renders_as_unversioned`); elsewhere the agent now sees other text and the episode
+    runs again. Returns planned id -> stored id, for the planned ids in `missing`.
+    """
+    if not missing or not renders_as_unversioned(plan.docset.values(), plan.config.doc_mode):
+        return {}
+    pairs = {
+        new: old
+        for (new, _, _), (old, _, _) in zip(
+            plan.episode_ids(), plan.episode_ids(unversioned=True), strict=True
+        )
+        if new in missing
+    }
+    stored = warehouse.existing_episodes(list(pairs.values()))
+    return {new: old for new, old in pairs.items() if old in stored}
 
 
 @dataclass
@@ -147,8 +176,10 @@ def run(
 
     planned = plan.episode_ids()
     done = warehouse.existing_episodes([eid for eid, _, _ in planned])
+    legacy = legacy_reuse(warehouse, plan, {eid for eid, _, _ in planned} - set(done))
+    todo = [(eid, t, r) for eid, t, r in planned if eid not in done and eid not in legacy]
+    done |= set(legacy.values())
     warehouse.link_episodes(run_id, done)
-    todo = [(eid, t, r) for eid, t, r in planned if eid not in done]
     total, finished = len(planned), len(done)
     bar = _bar(total, finished, show_progress)
     owner = f"{process_owner()}:{uuid.uuid4().hex[:8]}"  # this run; the process part tells liveness

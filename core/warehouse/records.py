@@ -105,8 +105,14 @@ class Episode:
     finished_at: datetime = field(default_factory=now)
 
     @staticmethod
-    def make_id(benchmark: str, task_id: str, docset_id: str, config_id: str, repeat: int) -> str:
-        return content_hash("episode", benchmark, task_id, docset_id, config_id, int(repeat), n=20)
+    def make_id(
+        benchmark: str, task_id: str, docset_id: str, config_id: str, repeat: int, rendering: str | None
+    ) -> str:
+        """The episode's id; `rendering` hashes how the tools were shown (core.agents.tooling.rendering_id).
+        None gives the id episodes had before renderings were part of it (see `legacy` reuse in the runner)."""
+        if rendering is None:
+            return content_hash("episode", benchmark, task_id, docset_id, config_id, int(repeat), n=20)
+        return content_hash("episode", benchmark, task_id, docset_id, config_id, int(repeat), rendering, n=20)
 
     def row(self) -> dict[str, Any]:
         d = _shallow(self)

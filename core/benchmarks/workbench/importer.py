@@ -241,7 +241,8 @@ def _episode(
     if problems:
         score["import_problems"] = problems
     episode = Episode(
-        episode_id=Episode.make_id(BENCHMARK, task.task_id, docset_id, cid, 0),
+        # recorded by the benchmark's own harness, which rendered the tools its way: no rendering of ours
+        episode_id=Episode.make_id(BENCHMARK, task.task_id, docset_id, cid, 0, None),
         run_id=rid,
         benchmark=BENCHMARK,
         task_id=task.task_id,

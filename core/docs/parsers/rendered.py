@@ -9,6 +9,7 @@ from core.docs.model import Param, Return, ToolDoc
 from core.docs.parsers.errors import DocParseError, Where
 from core.docs.parsers.sections import (
     LABELS,
+    LEGACY_PARAM_NAME_KEY,
     LIST_LABELS,
     NO,
     PARAM_KEYS,
@@ -23,7 +24,7 @@ from core.docs.parsers.sections import (
 )
 from core.docs.schemas import FIELD_KEYWORDS, OBJECT, undelta
 
-_PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY}
+_PARAM_KEY_SET = frozenset(PARAM_KEYS.values()) | {SCHEMA_KEY, LEGACY_PARAM_NAME_KEY}
 _RETURN_KEY_SET = frozenset(RETURN_KEYS.values()) | {SCHEMA_KEY}
 
 
@@ -48,26 +49,37 @@ def item_fields(
 
 def parse_param_item(item: tuple[int, tuple[str, ...]], where: Where) -> Param:
     fields = item_fields(item, _PARAM_KEY_SET, where)
-    if "name" not in fields:
-        raise where.at_line(item[0]).error('parameter item without "name"')
-    data: dict[str, Any] = {"name": fields["name"][0]}
-    if "description" in fields:
-        data["description"] = fields["description"][0]
-    if "type" in fields:
-        data["type"] = fields["type"][0]
+    name_key = param_name_key(fields, item[0], where)
+    data: dict[str, Any] = {"name": fields[name_key][0]}
+    if PARAM_KEYS["IPD"] in fields:
+        data["description"] = fields[PARAM_KEYS["IPD"]][0]
+    if PARAM_KEYS["IPT"] in fields:
+        data["type"] = fields[PARAM_KEYS["IPT"]][0]
     if SCHEMA_KEY in fields:
         data["type_schema"] = undelta(data.get("type"), _schema_value(fields[SCHEMA_KEY], where, entry=True))
-    if "default" in fields:
-        text, line = fields["default"]
+    if PARAM_KEYS["DPV"] in fields:
+        text, line = fields[PARAM_KEYS["DPV"]]
         try:
             data["default"] = json.loads(text)
         except json.JSONDecodeError as exc:
             raise where.at_line(line).error(f"default is not a JSON value: {text!r} ({exc.msg})") from exc
         data["has_default"] = True
-    for key, attr in (("required", "required"), ("optional", "optional")):
+    for key, attr in ((PARAM_KEYS["PRF"], "required"), (PARAM_KEYS["POF"], "optional")):
         if key in fields:
             data[attr] = parse_flag(fields[key][0], where.at_line(fields[key][1]))
     return Param(**data)
+
+
+def param_name_key(fields: dict[str, tuple[str, int]], line: int, where: Where) -> str:
+    """Which key names the parameter: `parameter`, or `name` in text rendered before that key."""
+    keys = [k for k in (PARAM_KEYS["IPN"], LEGACY_PARAM_NAME_KEY) if k in fields]
+    if not keys:
+        raise where.at_line(line).error(f'parameter item without "{PARAM_KEYS["IPN"]}"')
+    if len(keys) > 1:
+        raise where.at_line(line).error(
+            f'parameter item with both "{keys[0]}" and "{keys[1]}": only one names the parameter'
+        )
+    return keys[0]
 
 
 def parse_return_item(item: tuple[int, tuple[str, ...]], where: Where) -> Return:

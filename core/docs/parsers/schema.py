@@ -18,9 +18,10 @@ from typing import Any
 from core.docs.model import Param, Return, ToolDoc
 from core.docs.parsers.errors import DocParseError, Where
 from core.docs.parsers.names import decode_openai_name, default_alias, openai_name
-from core.docs.parsers.rendered import item_fields, parse_flag, tool_sections
+from core.docs.parsers.rendered import item_fields, param_name_key, parse_flag, tool_sections
 from core.docs.parsers.sections import (
     LABELS,
+    LEGACY_PARAM_NAME_KEY,
     LIST_LABELS,
     PARAM_KEYS,
     TOOL_LABEL_SET,
@@ -30,7 +31,9 @@ from core.docs.parsers.sections import (
 from core.docs.schemas import own_schema, type_part
 from core.docs.types import schema_to_type
 
-_RESIDUAL_PARAM_KEYS = frozenset({PARAM_KEYS["IPN"], PARAM_KEYS["IPT"], PARAM_KEYS["PRF"], PARAM_KEYS["POF"]})
+_RESIDUAL_PARAM_KEYS = frozenset(
+    {PARAM_KEYS["IPN"], LEGACY_PARAM_NAME_KEY, PARAM_KEYS["IPT"], PARAM_KEYS["PRF"], PARAM_KEYS["POF"]}
+)
 _RESIDUAL_LABELS = TOOL_LABEL_SET - {LABELS["ALIAS"], LABELS["SCHEMA"]}
 
 
@@ -128,15 +131,13 @@ def split_description(description: str | None) -> tuple[str | None, dict[str, An
 def _residual_param(item: tuple[int, tuple[str, ...]]) -> dict[str, Any]:
     where = Where("<description>")
     fields = item_fields(item, _RESIDUAL_PARAM_KEYS, where)
-    if "name" not in fields:
-        raise where.error("parameter item without name")
-    out: dict[str, Any] = {"name": fields["name"][0]}
-    if "type" in fields:
-        out["type"] = fields["type"][0]
-    if "required" in fields:
-        out["required"] = parse_flag(fields["required"][0], where, allow_unspecified=True)
-    if "optional" in fields:
-        out["optional"] = parse_flag(fields["optional"][0], where)
+    out: dict[str, Any] = {"name": fields[param_name_key(fields, item[0], where)][0]}
+    if PARAM_KEYS["IPT"] in fields:
+        out["type"] = fields[PARAM_KEYS["IPT"]][0]
+    if PARAM_KEYS["PRF"] in fields:
+        out["required"] = parse_flag(fields[PARAM_KEYS["PRF"]][0], where, allow_unspecified=True)
+    if PARAM_KEYS["POF"] in fields:
+        out["optional"] = parse_flag(fields[PARAM_KEYS["POF"]][0], where)
     return out
 
 

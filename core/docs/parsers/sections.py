@@ -37,8 +37,11 @@ LABELS: dict[str, str] = {
 }
 LIST_LABELS = frozenset({LABELS["PARAMS"], LABELS["RETURNS"], LABELS["UE"]})
 TOOL_LABEL_SET = frozenset(LABELS.values())
+# A parameter's name is keyed `parameter`, not `name`: a tool whose parameter is itself called
+# `name` rendered as `- name: name`, and with only a flag beside it (`- name: account` /
+# `optional: no` in a schema's description) models read the key as the argument to pass.
 PARAM_KEYS: dict[str, str] = {
-    "IPN": "name",
+    "IPN": "parameter",
     "IPD": "description",
     "IPT": "type",
     "DPV": "default",
@@ -46,6 +49,8 @@ PARAM_KEYS: dict[str, str] = {
     "POF": "optional",
 }
 RETURN_KEYS: dict[str, str] = {"RPN": "name", "RPD": "description", "RPT": "type"}
+# the parameter-name key of texts rendered before `parameter`: still read, never written
+LEGACY_PARAM_NAME_KEY = "name"
 # Key of an entry's exact JSON-Schema keywords (`type_schema`), shown as one line of JSON after its type.
 SCHEMA_KEY = "schema"
 YES, NO, UNSPECIFIED = "yes", "no", "unspecified"

@@ -10,6 +10,7 @@ the agent could not complete it — and stored with the error class
 
 from __future__ import annotations
 
+from core.agents.tooling import rendering_id
 from core.benchmarks.base import Task
 from core.benchmarks.registry import benchmark_key
 from core.runner.episodes import repeat_config
@@ -24,7 +25,12 @@ def lost_episode(work: EpisodeWork, task: Task, repeat: int, error: str) -> tupl
     bench = work.benchmark
     config = repeat_config(work.config, repeat)
     episode_id = Episode.make_id(
-        benchmark_key(bench), task.task_id, work.docset.docset_id, work.config.config_id, repeat
+        benchmark_key(bench),
+        task.task_id,
+        work.docset.docset_id,
+        work.config.config_id,
+        repeat,
+        rendering_id(work.docset, work.config.doc_mode),
     )
     at = now()
     episode = Episode(
