@@ -66,24 +66,32 @@ def test_rerun_reuses_finished_episodes(warehouse: Warehouse) -> None:
     assert warehouse.scalar("SELECT count(*) FROM episodes") == 12
 
 
-def _store_as_unversioned(warehouse: Warehouse, plan: RunPlan) -> None:
-    """Give the plan's stored episodes the ids they had before renderings were part of ids."""
-    pairs = zip(plan.episode_ids(), plan.episode_ids(unversioned=True), strict=True)
+def _store_as_before(warehouse: Warehouse, plan: RunPlan, kernel: int) -> None:
+    """Give the plan's stored episodes the ids they had before renderings were part of episode
+    ids, when a local model's configuration id named its CPU kernels."""
+    older = plan.config.kernel_config_ids()[kernel]
+    pairs = zip(plan.episode_ids(), plan.episode_ids(legacy_config=older), strict=True)
     with warehouse.transaction() as con:
         for (new, _, _), (old, _, _) in pairs:
             for table in ("episodes", "events", "run_episodes"):
                 con.execute(f"UPDATE {table} SET episode_id = ? WHERE episode_id = ?", [old, new])
 
 
-def test_episodes_stored_before_renderings_were_in_ids_are_reused_only_if_they_read_the_same(
-    warehouse: Warehouse,
+def test_episodes_stored_under_older_ids_are_reused_only_if_they_read_the_same(
+    warehouse: Warehouse, monkeypatch
 ) -> None:
+    import core.llm
+
+    # the scripted model stands in for a local one, whose identity once named the CPU kernels
+    monkeypatch.setattr(
+        core.llm, "kernel_identities", lambda model: [f"{model}|v1/avx2", f"{model}|v1/avx512"]
+    )
     bench = ToyBench()
     plan = _plan(bench)
     run(warehouse, plan, agent_factory=OracleAgent)
-    _store_as_unversioned(warehouse, plan)
+    _store_as_before(warehouse, plan, kernel=0)
     again = run(warehouse, plan, agent_factory=OracleAgent)
-    assert (again.ran, again.reused) == (0, 12)  # nothing in these docs reads differently now
+    assert (again.ran, again.reused) == (0, 12)  # another machine's kernels, same docs read the same
     # a flag with no slot in the schema is shown as text, whose key changed: those episodes run again
     add = bench.original_docs()["math.add"]
     flagged = bench.original_docs().replace(
@@ -91,10 +99,20 @@ def test_episodes_stored_before_renderings_were_in_ids_are_reused_only_if_they_r
     )
     plan2 = RunPlan(bench, flagged, plan.config, plan.tasks, repeats=plan.repeats, split="test")
     run(warehouse, plan2, agent_factory=OracleAgent)
-    _store_as_unversioned(warehouse, plan2)
+    _store_as_before(warehouse, plan2, kernel=1)
     rerun = run(warehouse, plan2, agent_factory=OracleAgent)
     assert (rerun.ran, rerun.reused) == (12, 0)
     assert warehouse.scalar("SELECT count(*) FROM episodes") == 36
+
+
+def test_a_local_models_identity_leaves_the_cpu_kernels_out() -> None:
+    from core.llm.local import KERNELS, cache_salt
+
+    config = AgentConfig(model="local/smollm2-135m")
+    runtime = config.identity()["runtime"]
+    assert not any(f"/{k}" in runtime for k in KERNELS)  # episodes resume on either kind of CPU
+    assert cache_salt("local/smollm2-135m") != runtime or "llama-cpp-python==none" in runtime
+    assert len(set(config.kernel_config_ids())) == 2 and config.config_id not in config.kernel_config_ids()
 
 
 def test_cancel_stops_between_episodes(warehouse: Warehouse) -> None:

@@ -85,6 +85,16 @@ class AgentConfig:
     def config_id(self) -> str:
         return content_hash("agent_config", self.identity())
 
+    def kernel_config_ids(self) -> list[str]:
+        """The ids this configuration had while a local model's CPU kernels were part of its
+        identity (see `core.llm.local.cache_salt`); [] for hosted models."""
+        from core.llm import kernel_identities
+
+        return [
+            content_hash("agent_config", {**self.to_json(), "runtime": r})
+            for r in kernel_identities(self.model)
+        ]
+
     @property
     def label(self) -> str:
         return f"{self.paradigm}/{self.doc_mode}"

@@ -38,14 +38,23 @@ from core.llm.types import LLMResult, ToolCall
 
 def model_identity(model: str) -> str:
     """What besides its name decides a model's replies: for a local model its weights file, llama.cpp
-    build, grammar revision and prompt style (the cache salt); "" for hosted models, whose name is
-    their identity. Part of an agent configuration's identity, so episodes stored with an older
-    runtime are never reused as if a newer one had produced them."""
+    version, grammar revision and prompt style (the cache salt without the CPU kernels); "" for hosted
+    models, whose name is their identity. Part of an agent configuration's identity, so episodes
+    stored with an older runtime are never reused as if a newer one had produced them."""
     if provider_of(model) != "local":
         return ""
     from core.llm.local import cache_salt
 
-    return cache_salt(model)
+    return cache_salt(model, kernels=False)
+
+
+def kernel_identities(model: str) -> list[str]:
+    """The identities a local model had while its CPU kernels were part of them ([] if not local)."""
+    if provider_of(model) != "local":
+        return []
+    from core.llm.local import kernel_salts
+
+    return kernel_salts(model)
 
 
 __all__ = [

@@ -79,23 +79,25 @@ def ensure_available(name: str) -> Path:
     return path
 
 
+# the CPU kernels llama.cpp can run on here; they round differently, so greedy replies can differ
+KERNELS = ("avx2", "avx512")
+
+
 @functools.cache
-def _runtime_id() -> str:
-    """The llama.cpp build: its version and CPU kernels (AVX2 and AVX-512 round differently)."""
+def _runtime_id(kernels: bool = True) -> str:
+    """The llama.cpp build: its version and (with `kernels`) its CPU kernels."""
     try:
         version = metadata.version("llama-cpp-python")
     except metadata.PackageNotFoundError:
         return "none"
     import importlib.util
 
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not kernels or importlib.util.find_spec("llama_cpp") is None:
         return version
     import llama_cpp
 
-    kernels = (
-        "avx512" if "AVX512 = 1" in llama_cpp.llama_print_system_info().decode("utf-8", "ignore") else "avx2"
-    )
-    return f"{version}/{kernels}"
+    built = llama_cpp.llama_print_system_info().decode("utf-8", "ignore")
+    return f"{version}/{KERNELS[1] if 'AVX512 = 1' in built else KERNELS[0]}"
 
 
 def _check_cpu() -> None:
@@ -116,8 +118,15 @@ def _check_cpu() -> None:
         )
 
 
-def cache_salt(model: str) -> str:
-    """Everything besides the request that determines the output: the file, the runtime, the grammar."""
+def cache_salt(model: str, *, kernels: bool = True, runtime: str | None = None) -> str:
+    """Everything besides the request that determines the output: the file, the runtime, the grammar.
+
+    With `kernels` (the response cache's key) the CPU kernels count too: a cached reply is replayed
+    exactly where it was made. Without (an agent's identity, hence episode ids) they do not:
+    AVX2 and AVX-512 differ in rounding only, far less than sampling at the evaluation temperature
+    does, and an experiment resumed on another machine must reuse what it measured before.
+    `runtime` names the llama.cpp runtime part explicitly (for the ids of older identities).
+    """
     name = _name(model)
     try:
         spec = weights.spec(name)
@@ -134,11 +143,17 @@ def cache_salt(model: str) -> str:
             file_id = f"{path.name}:{path.stat().st_size if path.is_file() else 0}"
         except LocalModelUnavailable:
             file_id = "missing"
-    runtime_version = _runtime_id()
+    runtime_version = runtime if runtime is not None else _runtime_id(kernels)
     return (
         f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}{'' if _forcing() else '-unforced'}|{_style(spec)}|ctx={_n_ctx(spec)}"
         f"|cap={_string_cap()}"
     )
+
+
+def kernel_salts(model: str) -> list[str]:
+    """The salts this model's identity had while the CPU kernels were part of it (one per kernel)."""
+    version = _runtime_id(False)
+    return [cache_salt(model, runtime=f"{version}/{k}") for k in KERNELS]
 
 
 def _style(spec: weights.LocalModel) -> str:

@@ -78,19 +78,17 @@ class RunPlan:
             **self.extra,
         }
 
-    def episode_ids(self, *, unversioned: bool = False) -> list[tuple[str, Task, int]]:
-        """(episode id, task, repeat) of every planned episode; `unversioned`: the ids the same
-        episodes had before renderings were part of them (see `legacy_reuse`)."""
+    def episode_ids(self, *, legacy_config: str | None = None) -> list[tuple[str, Task, int]]:
+        """(episode id, task, repeat) of every planned episode. `legacy_config`: the ids the same
+        episodes had under that older id of the configuration, before renderings were part of
+        episode ids (see `legacy_reuse`)."""
         out: list[tuple[str, Task, int]] = []
         if not self.tasks or self.repeats < 1:
             return out
         # hashed once, not once per episode
-        bench, docset_id, config_id = (
-            benchmark_key(self.benchmark),
-            self.docset.docset_id,
-            self.config.config_id,
-        )
-        rendering = None if unversioned else self.rendering()
+        bench, docset_id = benchmark_key(self.benchmark), self.docset.docset_id
+        config_id = legacy_config or self.config.config_id
+        rendering = None if legacy_config else self.rendering()
         for task in self.tasks:
             for r in range(self.repeats):
                 eid = Episode.make_id(bench, task.task_id, docset_id, config_id, r, rendering)
@@ -99,23 +97,27 @@ class RunPlan:
 
 
 def legacy_reuse(warehouse: Warehouse, plan: RunPlan, missing: set[str]) -> dict[str, str]:
-    """Stored episodes from before renderings were part of episode ids that stand for planned ones.
+    """Stored episodes under older ids that stand for planned ones: planned id -> stored id.
 
-    Such an episode is reused only where the doc set reads exactly as it did then
-    (`renders_as_unversioned`); elsewhere the agent now sees other text and the episode
-    runs again. Returns planned id -> stored id, for the planned ids in `missing`.
+    Before episode ids covered the rendering, a local model's configuration id also named its
+    CPU kernels (AVX2 / AVX-512). Such an episode is reused only where the doc set reads exactly
+    as it did then (`renders_as_unversioned`); elsewhere the agent now sees other text and the
+    episode runs again. Only the planned ids in `missing` are looked up.
     """
-    if not missing or not renders_as_unversioned(plan.docset.values(), plan.config.doc_mode):
+    older = plan.config.kernel_config_ids()
+    if not missing or not older or not renders_as_unversioned(plan.docset.values(), plan.config.doc_mode):
         return {}
-    pairs = {
-        new: old
-        for (new, _, _), (old, _, _) in zip(
-            plan.episode_ids(), plan.episode_ids(unversioned=True), strict=True
-        )
-        if new in missing
-    }
-    stored = warehouse.existing_episodes(list(pairs.values()))
-    return {new: old for new, old in pairs.items() if old in stored}
+    planned = [eid for eid, _, _ in plan.episode_ids()]
+    found: dict[str, str] = {}
+    for config_id in older:
+        pairs = {
+            new: old
+            for new, (old, _, _) in zip(planned, plan.episode_ids(legacy_config=config_id), strict=True)
+            if new in missing and new not in found
+        }
+        stored = warehouse.existing_episodes(list(pairs.values()))
+        found.update({new: old for new, old in pairs.items() if old in stored})
+    return found
 
 
 @dataclass
