@@ -23,8 +23,10 @@ def test_trace_cards_link_diagnosis_plan_and_candidate_and_take_a_verdict(seeded
     path, ids = seeded
     wh = Warehouse(path)
     run_id, tool, diagnosis_id, episode_id = wh.rows(
-        "SELECT run_id, tool, diagnosis_id, episode_id FROM diagnoses WHERE doc_related AND len(fields) > 0 "
-        "AND diagnosis_id IN (SELECT diagnosis_id FROM plans WHERE scope = 'trace') ORDER BY iteration, episode_id"
+        "SELECT d.run_id, d.tool, d.diagnosis_id, d.episode_id FROM diagnoses d JOIN episodes e USING (episode_id) "
+        "WHERE d.doc_related AND len(d.fields) > 0 "
+        "AND d.diagnosis_id IN (SELECT diagnosis_id FROM plans WHERE scope = 'trace') "
+        "ORDER BY d.iteration, e.task_id, d.episode_id"  # the cards' order: this one leads
     )[0]
     at = show(open_app(path), "diagnoses", run=run_id, tool=tool, iteration="all")
     assert not problems(at)
