@@ -169,3 +169,36 @@ def test_the_baseline_table_leaves_a_field_studys_original_runs_to_its_own_secti
             wh.insert("run_episodes", [{"run_id": run_id, "episode_id": eid}])
     text = local_baseline(wh)
     assert text is not None and "| finance | react/native | test | 2 |" in text
+
+
+def test_a_field_paired_with_an_original_run_measured_again_drops_out_until_re_measured(
+    tmp_path: Path,
+) -> None:
+    """After the docs render differently, a re-run study has a new original-docs run; rows still paired
+    with the old one are not current (here FD, not yet re-measured), the re-measured ones are."""
+    from datetime import timedelta
+
+    from core.study.report import latest_impacts
+    from core.warehouse.reads import field_impacts
+    from core.warehouse.records import now
+    from core.warehouse.rows import FieldImpactRow
+
+    wh = Warehouse(tmp_path / "wh.duckdb")
+    start = now()
+
+    def row(code: str, base_run: str, delta: float, minutes: int) -> FieldImpactRow:
+        return FieldImpactRow(
+            study_id="s", benchmark="workbench", domain="analytics", model="local/m", paradigm="react",
+            field=code, operation="remove", n_tools=7, base_ts=0.4, variant_ts=0.4 + delta / 100,
+            delta_pp=delta, ci_low=delta - 5, ci_high=delta + 5, repeats=1, docset_id=f"d-{code}",
+            run_id="study", delta_tc_pp=0.0, detail={"n_tasks": 12, "base_runs": [base_run] if base_run else []},
+            created_at=start + timedelta(minutes=minutes),
+        )  # fmt: skip
+
+    wh.record([row("TN", "orig-v1", 0.0, 0), row("FD", "orig-v1", 0.0, 1), row("IPD", "", 3.0, 2)])
+    assert set(latest_impacts(wh)["field"]) == {"TN", "FD", "IPD"}
+    wh.record([row("TN", "orig-v2", -8.3, 10)])  # the study re-run: a new original run, TN measured again
+    current = latest_impacts(wh)
+    assert set(current["field"]) == {"TN", "IPD"}  # IPD names no run: kept as it was
+    assert current.set_index("field").loc["TN", "delta_pp"] == -8.3
+    assert {r["field"] for r in field_impacts(wh, "workbench", "local/m", "react")} == {"TN", "IPD"}

@@ -160,15 +160,10 @@ def backbone_frames(shown: list[pd.DataFrame]) -> list[tuple[str, pd.DataFrame]]
 
 
 def latest_impacts(warehouse, study_id: str | None = None) -> pd.DataFrame:
-    """The current row per (study, field): the latest written (the table is append-only).
+    """The current row per (study, field): see `core.warehouse.reads.current_field_impacts`.
 
     Here rather than in core.study.fields so the dashboard reads stored studies without importing the
     study runner (agents, benchmarks, scipy)."""
-    where = "WHERE study_id = ?" if study_id else ""
-    return warehouse.query(
-        f"""SELECT * EXCLUDE (rn) FROM (
-                SELECT *, row_number() OVER (PARTITION BY study_id, field ORDER BY created_at DESC, repeats DESC) AS rn
-                FROM field_impact {where}
-            ) WHERE rn = 1 ORDER BY benchmark, domain, model, paradigm, study_id""",
-        [study_id] if study_id else [],
-    )
+    from core.warehouse.reads import current_field_impacts
+
+    return current_field_impacts(warehouse, study_id=study_id)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.docs import DocSet, ToolDoc
 from core.warehouse.records import LEGACY_INFRA_SQL
 from core.warehouse.store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Reads(Store):
@@ -223,20 +226,52 @@ def task_outcomes(store: Store, run_id: str) -> dict[str, tuple[float, float]]:
 
 
 def field_impacts(store: Store, benchmark: str, model: str, paradigm: str) -> list[dict[str, Any]]:
-    """The current field-study rows of one benchmark × backbone × paradigm (latest row per study and field).
+    """The current field-study rows of one benchmark × backbone × paradigm (`current_field_impacts`).
 
     The optimizer turns them into priors over field operations: a field the
     study measured as harmful for this backbone is a candidate for removal.
     """
+    rows = current_field_impacts(store, benchmark=benchmark, model=model, paradigm=paradigm)
+    cols = ["domain", "field", "operation", "delta_pp", "ci_low", "ci_high", "repeats"]
+    return rows.sort_values(["domain", "field"])[cols].to_dict("records") if not rows.empty else []
+
+
+def current_field_impacts(store: Store, study_id: str | None = None, **cell: str) -> pd.DataFrame:
+    """The current row per (study, field) of the field studies matching `study_id` / `cell`
+    (benchmark=, model=, paradigm=): the latest written (the table is append-only), among the rows
+    paired with the study's latest original-docs run.
+
+    A run's id covers how the docs are rendered, so when the renderer changes what the agent reads,
+    re-running a study measures a new original-docs run; a field not re-measured yet still has a row
+    paired with the old one, against a baseline that no longer holds. Such rows are left out until
+    their field is measured again (the study's newest row names the current run).
+    """
+    conds = [f"{k} = ?" for k in cell] + (["study_id = ?"] if study_id else [])
+    params = [*cell.values(), *([study_id] if study_id else [])]
+    where = f"WHERE {' AND '.join(conds)}" if conds else ""
     rows = store.query(
-        """SELECT domain, field, operation, delta_pp, ci_low, ci_high, repeats FROM (
-               SELECT *, row_number() OVER (
-                   PARTITION BY study_id, field ORDER BY created_at DESC, repeats DESC) AS rn
-               FROM field_impact WHERE benchmark = ? AND model = ? AND paradigm = ?
-           ) WHERE rn = 1 ORDER BY domain, field""",
-        [benchmark, model, paradigm],
+        f"""SELECT * EXCLUDE (rn) FROM (
+                SELECT *, row_number() OVER (PARTITION BY study_id, field ORDER BY created_at DESC, repeats DESC) AS rn
+                FROM field_impact {where}
+            ) WHERE rn = 1 ORDER BY benchmark, domain, model, paradigm, study_id""",
+        params,
     )
-    return rows.to_dict("records")
+    if rows.empty:
+        return rows
+    base = rows["detail"].map(_base_run)
+    newest = rows.assign(_base=base).sort_values("created_at").groupby("study_id")["_base"].last()
+    current = rows["study_id"].map(newest)
+    keep = base.isna() | current.isna() | (base == current)
+    return rows[keep.to_numpy()].reset_index(drop=True)
+
+
+def _base_run(detail: object) -> str | None:
+    """The original-docs run of repeat 0 that a field-study row is paired with (None: not recorded)."""
+    try:
+        runs = json.loads(detail).get("base_runs") if isinstance(detail, str) else None
+    except (ValueError, AttributeError):
+        return None
+    return runs[0] if isinstance(runs, list) and runs else None
 
 
 def task_failures(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
