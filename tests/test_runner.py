@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -66,53 +67,72 @@ def test_rerun_reuses_finished_episodes(warehouse: Warehouse) -> None:
     assert warehouse.scalar("SELECT count(*) FROM episodes") == 12
 
 
-def _store_as_before(warehouse: Warehouse, plan: RunPlan, kernel: int) -> None:
-    """Give the plan's stored episodes the ids they had before renderings were part of episode
-    ids, when a local model's configuration id named its CPU kernels."""
-    older = plan.config.kernel_config_ids()[kernel]
-    pairs = zip(plan.episode_ids(), plan.episode_ids(legacy_config=older), strict=True)
-    with warehouse.transaction() as con:
-        for (new, _, _), (old, _, _) in pairs:
-            for table in ("episodes", "events", "run_episodes"):
-                con.execute(f"UPDATE {table} SET episode_id = ? WHERE episode_id = ?", [old, new])
-
-
-def test_episodes_stored_under_older_ids_are_reused_only_if_they_read_the_same(
+def test_episodes_run_again_exactly_when_their_tools_render_differently(
     warehouse: Warehouse, monkeypatch
 ) -> None:
-    import core.llm
+    import core.agents.tooling as tooling
 
-    # the scripted model stands in for a local one, whose identity once named the CPU kernels
-    monkeypatch.setattr(
-        core.llm, "kernel_identities", lambda model: [f"{model}|v1/avx2", f"{model}|v1/avx512"]
-    )
     bench = ToyBench()
-    plan = _plan(bench)
-    run(warehouse, plan, agent_factory=OracleAgent)
-    _store_as_before(warehouse, plan, kernel=0)
-    again = run(warehouse, plan, agent_factory=OracleAgent)
-    assert (again.ran, again.reused) == (0, 12)  # another machine's kernels, same docs read the same
-    # a flag with no slot in the schema is shown as text, whose key changed: those episodes run again
-    add = bench.original_docs()["math.add"]
-    flagged = bench.original_docs().replace(
-        add.model_copy(update={"parameters": (add.parameters[0].model_copy(update={"optional": False}),)})
+    first = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    shown = tooling.render_openai
+
+    def renderer_v2(doc, alias=None):  # a renderer change that alters what the agent reads
+        out = shown(doc, alias=alias)
+        out["function"]["description"] = (out["function"].get("description") or "") + " (v2)"
+        return out
+
+    monkeypatch.setattr(tooling, "render_openai", renderer_v2)
+    monkeypatch.setattr(tooling, "_RENDERINGS", {})
+    again = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    assert again.run_id != first.run_id and (again.ran, again.reused) == (12, 0)
+    text_mode = RunPlan(
+        bench, bench.original_docs(), AgentConfig(model="scripted/oracle", doc_mode="text"), []
     )
-    plan2 = RunPlan(bench, flagged, plan.config, plan.tasks, repeats=plan.repeats, split="test")
-    run(warehouse, plan2, agent_factory=OracleAgent)
-    _store_as_before(warehouse, plan2, kernel=1)
-    rerun = run(warehouse, plan2, agent_factory=OracleAgent)
-    assert (rerun.ran, rerun.reused) == (12, 0)
-    assert warehouse.scalar("SELECT count(*) FROM episodes") == 36
+    assert text_mode.rendering() != _plan(bench).rendering()  # each doc mode hashes what it shows
+
+
+def test_the_tasks_of_a_repeat_sample_independently_and_doc_sets_share_their_samples(
+    warehouse: Warehouse,
+) -> None:
+    from core.runner.episodes import episode_config
+
+    seeds: dict[tuple[str, str], int] = {}
+
+    class Recording(OracleAgent):
+        def run(self, ctx):
+            seeds[(ctx.docs[0].description or "", ctx.task.task_id)] = self.config.seed
+            return super().run(ctx)
+
+    bench = ToyBench(n=6)
+    hot = AgentConfig(model="scripted/oracle", temperature=0.7, seed=5)
+    run(
+        warehouse,
+        RunPlan(bench, bench.original_docs(), hot, bench.tasks(), split="test"),
+        agent_factory=Recording,
+    )
+    edited = bench.original_docs().replace(
+        bench.original_docs()["math.add"].model_copy(update={"description": "Add."})
+    )
+    run(warehouse, RunPlan(bench, edited, hot, bench.tasks(), split="test"), agent_factory=Recording)
+    by_docs: dict[str, dict[str, int]] = {}
+    for (docs, task), seed in seeds.items():
+        by_docs.setdefault(docs, {})[task] = seed
+    original, changed = by_docs.values()
+    assert len(set(original.values())) == len(original) == 6  # one seed per task, not one per repeat
+    assert original == changed  # the two doc sets are compared on the same samples, task by task
+    # repeat r of a run draws what a run configured with seed + r draws; greedy runs keep the seed
+    t = bench.tasks()[0].task_id
+    assert episode_config(hot, t, 2).seed == episode_config(replace(hot, seed=7), t, 0).seed
+    assert episode_config(replace(hot, temperature=0.0), t, 0).seed == 5
+    assert "seeding" in hot.identity() and "seeding" not in replace(hot, temperature=0.0).identity()
 
 
 def test_a_local_models_identity_leaves_the_cpu_kernels_out() -> None:
     from core.llm.local import KERNELS, cache_salt
 
-    config = AgentConfig(model="local/smollm2-135m")
-    runtime = config.identity()["runtime"]
+    runtime = AgentConfig(model="local/smollm2-135m").identity()["runtime"]
     assert not any(f"/{k}" in runtime for k in KERNELS)  # episodes resume on either kind of CPU
-    assert cache_salt("local/smollm2-135m") != runtime or "llama-cpp-python==none" in runtime
-    assert len(set(config.kernel_config_ids())) == 2 and config.config_id not in config.kernel_config_ids()
+    assert runtime == cache_salt("local/smollm2-135m", kernels=False)
 
 
 def test_cancel_stops_between_episodes(warehouse: Warehouse) -> None:

@@ -22,6 +22,9 @@ from core.warehouse.records import Event, content_hash
 PARADIGMS = ("react", "multi")
 # Error classes of tool calls that were recorded but never reached a tool.
 NOT_RUN = ("unknown_tool", "bad_arguments", "too_many_calls")
+# How an episode's sampling seed is made (core.runner.episodes.episode_config): from the configured
+# seed, the repeat and the task, so the tasks of one repeat draw independent samples.
+SEEDING = "per-task"
 DOC_MODES = ("native", "text")
 # Models run in this process on this machine's CPUs (core.llm.local): their call time is the machine's.
 LOCAL_PREFIX = "local/"
@@ -79,21 +82,13 @@ class AgentConfig:
         runtime = model_identity(self.model)
         if runtime:
             out["runtime"] = runtime
+        if self.temperature > 0:
+            out["seeding"] = SEEDING  # which sample each episode draws (greedy replies need no seed)
         return out
 
     @property
     def config_id(self) -> str:
         return content_hash("agent_config", self.identity())
-
-    def kernel_config_ids(self) -> list[str]:
-        """The ids this configuration had while a local model's CPU kernels were part of its
-        identity (see `core.llm.local.cache_salt`); [] for hosted models."""
-        from core.llm import kernel_identities
-
-        return [
-            content_hash("agent_config", {**self.to_json(), "runtime": r})
-            for r in kernel_identities(self.model)
-        ]
 
     @property
     def label(self) -> str:

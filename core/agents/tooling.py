@@ -9,12 +9,11 @@ shown name is the sandbox's key.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from core.docs import DocSet, ToolDoc
-from core.docs.render import input_schema, render_openai, render_text
+from core.docs.render import render_openai, render_text
 from core.warehouse.records import content_hash
 
 
@@ -64,20 +63,6 @@ def rendering_id(docset: DocSet, doc_mode: str) -> str:
 
 
 _RENDERINGS: dict[tuple[str, str], str] = {}
-
-
-def renders_as_unversioned(docs: Iterable[ToolDoc], doc_mode: str) -> bool:
-    """Whether these docs read exactly as they did before renderings were part of episode ids.
-
-    The one rendering change since is the key of a parameter's name (`name` became
-    `parameter`): native schemas show it only in the per-parameter text of their
-    description, text prompts in every parameter item. Episodes stored under the older
-    ids (without a rendering) are reused only where this holds.
-    """
-    docs = list(docs)
-    if doc_mode == "text":
-        return not any(d.parameters for d in docs)
-    return all(not input_schema(d)[1] for d in docs)
 
 
 def resolve(name: str, bindings: list[Binding]) -> str | None:

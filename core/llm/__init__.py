@@ -48,15 +48,6 @@ def model_identity(model: str) -> str:
     return cache_salt(model, kernels=False)
 
 
-def kernel_identities(model: str) -> list[str]:
-    """The identities a local model had while its CPU kernels were part of them ([] if not local)."""
-    if provider_of(model) != "local":
-        return []
-    from core.llm.local import kernel_salts
-
-    return kernel_salts(model)
-
-
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_OPTIMIZER_MODEL",

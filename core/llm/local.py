@@ -118,14 +118,13 @@ def _check_cpu() -> None:
         )
 
 
-def cache_salt(model: str, *, kernels: bool = True, runtime: str | None = None) -> str:
+def cache_salt(model: str, *, kernels: bool = True) -> str:
     """Everything besides the request that determines the output: the file, the runtime, the grammar.
 
     With `kernels` (the response cache's key) the CPU kernels count too: a cached reply is replayed
     exactly where it was made. Without (an agent's identity, hence episode ids) they do not:
     AVX2 and AVX-512 differ in rounding only, far less than sampling at the evaluation temperature
     does, and an experiment resumed on another machine must reuse what it measured before.
-    `runtime` names the llama.cpp runtime part explicitly (for the ids of older identities).
     """
     name = _name(model)
     try:
@@ -143,17 +142,11 @@ def cache_salt(model: str, *, kernels: bool = True, runtime: str | None = None) 
             file_id = f"{path.name}:{path.stat().st_size if path.is_file() else 0}"
         except LocalModelUnavailable:
             file_id = "missing"
-    runtime_version = runtime if runtime is not None else _runtime_id(kernels)
+    runtime_version = _runtime_id(kernels)
     return (
         f"{file_id}|llama-cpp-python=={runtime_version}|{GRAMMAR_VERSION}{'' if _forcing() else '-unforced'}|{_style(spec)}|ctx={_n_ctx(spec)}"
         f"|cap={_string_cap()}"
     )
-
-
-def kernel_salts(model: str) -> list[str]:
-    """The salts this model's identity had while the CPU kernels were part of it (one per kernel)."""
-    version = _runtime_id(False)
-    return [cache_salt(model, runtime=f"{version}/{k}") for k in KERNELS]
 
 
 def _style(spec: weights.LocalModel) -> str:

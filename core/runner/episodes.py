@@ -23,7 +23,7 @@ from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
 from core.redaction import redact
 from core.runner.infra import InfraFailure, classify
-from core.warehouse.records import Episode, Event, now
+from core.warehouse.records import Episode, Event, content_hash, now
 
 AgentFactory = Callable[[AgentConfig], Agent]
 
@@ -39,13 +39,22 @@ def offered_docs(benchmark: Benchmark, task: Task, docset: DocSet, config: Agent
     return docs
 
 
-def repeat_config(config: AgentConfig, repeat: int) -> AgentConfig:
-    """The configuration repeat `repeat` samples with: its own seed, so repeats at T > 0 really differ.
+def episode_config(config: AgentConfig, task_id: str, repeat: int) -> AgentConfig:
+    """The configuration one episode samples with: a seed of its own, drawn from the configured
+    seed, the repeat and the task (`SEEDING` in the identity says so).
 
-    Repeat 0 is the configuration itself; the episode is still stored under
-    the base configuration and its repeat index.
+    Why per task: with one seed per repeat, every task of a repeat would start from the same
+    random draws, so at T > 0 their outcomes move together (one seed where the model tends to
+    answer in text fails many tasks at once) and an interval that resamples tasks as independent
+    would be too narrow. Repeat r of a run and a run configured with seed + r draw the same
+    samples, and two doc sets evaluated with one configuration share them task by task (their
+    comparison is paired). The episode is still stored under the base configuration and its
+    repeat index.
     """
-    return config if repeat == 0 else replace(config, seed=config.seed + repeat)
+    if config.temperature <= 0:
+        return config if repeat == 0 else replace(config, seed=config.seed + repeat)
+    digest = content_hash("episode-seed", config.seed + repeat, task_id, n=8)
+    return replace(config, seed=int(digest, 16) & 0x7FFFFFFF)
 
 
 def run_episode(
@@ -69,7 +78,7 @@ def run_episode(
 
     `config` is what the agent runs with; `identity` (default: `config`) is
     the configuration the episode is stored under. They differ for repeats,
-    which sample with their own seed (see `repeat_config`).
+    which sample with their own seed (see `episode_config`).
     """
     identity = identity or config
     started_at = now()

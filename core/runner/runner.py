@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agents.base import AgentConfig
-from core.agents.tooling import rendering_id, renders_as_unversioned
+from core.agents.tooling import rendering_id
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key
 from core.docs import DocSet
@@ -78,46 +78,22 @@ class RunPlan:
             **self.extra,
         }
 
-    def episode_ids(self, *, legacy_config: str | None = None) -> list[tuple[str, Task, int]]:
-        """(episode id, task, repeat) of every planned episode. `legacy_config`: the ids the same
-        episodes had under that older id of the configuration, before renderings were part of
-        episode ids (see `legacy_reuse`)."""
+    def episode_ids(self) -> list[tuple[str, Task, int]]:
         out: list[tuple[str, Task, int]] = []
         if not self.tasks or self.repeats < 1:
             return out
         # hashed once, not once per episode
-        bench, docset_id = benchmark_key(self.benchmark), self.docset.docset_id
-        config_id = legacy_config or self.config.config_id
-        rendering = None if legacy_config else self.rendering()
+        bench, docset_id, config_id = (
+            benchmark_key(self.benchmark),
+            self.docset.docset_id,
+            self.config.config_id,
+        )
+        rendering = self.rendering()
         for task in self.tasks:
             for r in range(self.repeats):
                 eid = Episode.make_id(bench, task.task_id, docset_id, config_id, r, rendering)
                 out.append((eid, task, r))
         return out
-
-
-def legacy_reuse(warehouse: Warehouse, plan: RunPlan, missing: set[str]) -> dict[str, str]:
-    """Stored episodes under older ids that stand for planned ones: planned id -> stored id.
-
-    Before episode ids covered the rendering, a local model's configuration id also named its
-    CPU kernels (AVX2 / AVX-512). Such an episode is reused only where the doc set reads exactly
-    as it did then (`renders_as_unversioned`); elsewhere the agent now sees other text and the
-    episode runs again. Only the planned ids in `missing` are looked up.
-    """
-    older = plan.config.kernel_config_ids()
-    if not missing or not older or not renders_as_unversioned(plan.docset.values(), plan.config.doc_mode):
-        return {}
-    planned = [eid for eid, _, _ in plan.episode_ids()]
-    found: dict[str, str] = {}
-    for config_id in older:
-        pairs = {
-            new: old
-            for new, (old, _, _) in zip(planned, plan.episode_ids(legacy_config=config_id), strict=True)
-            if new in missing and new not in found
-        }
-        stored = warehouse.existing_episodes(list(pairs.values()))
-        found.update({new: old for new, old in pairs.items() if old in stored})
-    return found
 
 
 @dataclass
@@ -178,10 +154,8 @@ def run(
 
     planned = plan.episode_ids()
     done = warehouse.existing_episodes([eid for eid, _, _ in planned])
-    legacy = legacy_reuse(warehouse, plan, {eid for eid, _, _ in planned} - set(done))
-    todo = [(eid, t, r) for eid, t, r in planned if eid not in done and eid not in legacy]
-    done |= set(legacy.values())
     warehouse.link_episodes(run_id, done)
+    todo = [(eid, t, r) for eid, t, r in planned if eid not in done]
     total, finished = len(planned), len(done)
     bar = _bar(total, finished, show_progress)
     owner = f"{process_owner()}:{uuid.uuid4().hex[:8]}"  # this run; the process part tells liveness

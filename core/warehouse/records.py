@@ -108,8 +108,8 @@ class Episode:
     def make_id(
         benchmark: str, task_id: str, docset_id: str, config_id: str, repeat: int, rendering: str | None
     ) -> str:
-        """The episode's id; `rendering` hashes how the tools were shown (core.agents.tooling.rendering_id).
-        None gives the id episodes had before renderings were part of it (see `legacy` reuse in the runner)."""
+        """The episode's id; `rendering` hashes how the tools were shown (core.agents.tooling.rendering_id),
+        None where the episode was recorded elsewhere (an imported trace: the tools were not shown by us)."""
         if rendering is None:
             return content_hash("episode", benchmark, task_id, docset_id, config_id, int(repeat), n=20)
         return content_hash("episode", benchmark, task_id, docset_id, config_id, int(repeat), rendering, n=20)

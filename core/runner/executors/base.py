@@ -22,7 +22,7 @@ from typing import Protocol
 from core.agents.base import Agent, AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.docs import DocSet
-from core.runner.episodes import repeat_config, run_episode
+from core.runner.episodes import episode_config, run_episode
 from core.runner.infra import InfraFailure
 from core.warehouse.records import Episode, Event
 
@@ -42,7 +42,7 @@ class EpisodeWork:
     """What every episode of one run shares; an executor receives it once per run.
 
     `config` is the identity the episodes are stored under (repeats sample
-    with their own seed, see `repeat_config`); `agent_factory` None means the
+    with their own seed, see `episode_config`); `agent_factory` None means the
     default agent of the configuration's paradigm.
     """
 
@@ -59,7 +59,7 @@ class EpisodeWork:
 def execute(work: EpisodeWork, task: Task, repeat: int) -> EpisodeResult:
     """Run one planned episode of `work`."""
     factory = work.agent_factory or default_agent_factory
-    config = repeat_config(work.config, repeat)
+    config = episode_config(work.config, task.task_id, repeat)
     return run_episode(
         work.benchmark,
         task,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.agents.tooling import rendering_id
 from core.benchmarks.base import Task
 from core.benchmarks.registry import benchmark_key
-from core.runner.episodes import repeat_config
+from core.runner.episodes import episode_config
 from core.runner.executors.base import EpisodeWork
 from core.warehouse.records import Episode, Event, now
 
@@ -23,7 +23,7 @@ WORKER_LOST = "worker_lost"
 def lost_episode(work: EpisodeWork, task: Task, repeat: int, error: str) -> tuple[Episode, list[Event]]:
     """A failed episode of `task` (repeat `repeat`) with error class `worker_lost`."""
     bench = work.benchmark
-    config = repeat_config(work.config, repeat)
+    config = episode_config(work.config, task.task_id, repeat)
     episode_id = Episode.make_id(
         benchmark_key(bench),
         task.task_id,
