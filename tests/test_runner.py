@@ -127,6 +127,20 @@ def test_the_tasks_of_a_repeat_sample_independently_and_doc_sets_share_their_sam
     assert "seeding" in hot.identity() and "seeding" not in replace(hot, temperature=0.0).identity()
 
 
+def test_a_changed_model_runtime_makes_a_new_run_not_a_run_of_old_and_new_episodes(
+    warehouse: Warehouse, monkeypatch
+) -> None:
+    import core.llm
+
+    bench = ToyBench()
+    first = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    monkeypatch.setattr(core.llm, "model_identity", lambda model: "weights-v2")  # e.g. a new llama.cpp
+    second = run(warehouse, _plan(bench), agent_factory=OracleAgent)
+    assert second.run_id != first.run_id and (second.ran, second.reused) == (12, 0)
+    linked = "SELECT count(*) FROM run_episodes WHERE run_id = ?"
+    assert warehouse.scalar(linked, [second.run_id]) == warehouse.scalar(linked, [first.run_id]) == 12
+
+
 def test_a_local_models_identity_leaves_the_cpu_kernels_out() -> None:
     from core.llm.local import KERNELS, cache_salt
 

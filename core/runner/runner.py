@@ -72,6 +72,9 @@ class RunPlan:
             "docset_id": self.docset.docset_id,
             "rendering": self.rendering(),
             "agent": self.config.to_json(),
+            # the settings' identity (model runtime, seeding): a run whose episodes would be new is a new run,
+            # never one that links the earlier episodes beside them
+            "config_id": self.config.config_id,
             "split": self.split,
             "tasks": sorted(t.task_id for t in self.tasks),
             "repeats": self.repeats,
