@@ -107,7 +107,7 @@ def test_a_local_models_runtime_is_part_of_the_configuration_identity(monkeypatc
     assert hosted.config_id == content_hash("agent_config", hosted.to_json())  # hosted ids are unchanged
     config = AgentConfig(model="local/qwen2.5-coder-0.5b")
     before = config.config_id
-    assert config.identity()["runtime"] == local.cache_salt(config.model)
+    assert config.identity()["runtime"] == local.cache_salt(config.model, kernels=False)  # CPU kernels: not identity
     monkeypatch.setattr(local, "GRAMMAR_VERSION", "g-test")
     assert AgentConfig(model="local/qwen2.5-coder-0.5b").config_id != before
 
