@@ -103,10 +103,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # field impact by backbone (Fig. 1's backbone panel): ReAct, 12 test tasks x 3 repeats per cell,
     # 17 doc sets (original + one variant per applicable field) -> 612 episodes per cell. Measured on
     # this 2-core machine, two one-thread processes side by side, with the state cache holding the
-    # earlier repeat's prompts: API-Bank finance SmolLM2 1,555 s, Qwen 0.5B ~45 min (70 s per doc set
-    # in the first repeat, 38 s in later ones), Qwen 1.5B ~2.5x that; WorkBench analytics (up to 4
-    # calls per episode) SmolLM2 ~200 s per doc set (~2.8 h), Qwen 0.5B ~6 h. Cells resume across
-    # sessions from docs/results/runs/study-backbones/.
+    # earlier repeat's prompts: API-Bank finance SmolLM2 2,317 s and Qwen 0.5B 2,438 s (with a test
+    # run beside them part of the time), Qwen 1.5B ~120 s per doc set (~1.7 h); WorkBench analytics (up
+    # to 4 calls per episode) SmolLM2 ~200 s per doc set (~2.8 h), Qwen 0.5B ~330 s per doc set in the
+    # first repeat (~4.5 h). Episode ids cover the docs' rendering and per-task seeding, so every cell
+    # measured before those changed runs again once. Cells resume across sessions (and machines) from
+    # docs/results/runs/study-backbones/.
     "study-backbones": (
         3060,
         12.0,
