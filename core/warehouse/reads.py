@@ -236,6 +236,9 @@ def field_impacts(store: Store, benchmark: str, model: str, paradigm: str) -> li
     return rows.sort_values(["domain", "field"])[cols].to_dict("records") if not rows.empty else []
 
 
+_CELL_COLUMNS = frozenset({"benchmark", "model", "paradigm"})
+
+
 def current_field_impacts(store: Store, study_id: str | None = None, **cell: str) -> pd.DataFrame:
     """The current row per (study, field) of the field studies matching `study_id` / `cell`
     (benchmark=, model=, paradigm=): the latest written (the table is append-only), among the rows
@@ -246,6 +249,9 @@ def current_field_impacts(store: Store, study_id: str | None = None, **cell: str
     paired with the old one, against a baseline that no longer holds. Such rows are left out until
     their field is measured again (the study's newest row names the current run).
     """
+    unknown = set(cell) - _CELL_COLUMNS
+    if unknown:  # column names go into the SQL text: only these three
+        raise ValueError(f"field impacts are selected by {sorted(_CELL_COLUMNS)}, not {sorted(unknown)}")
     conds = [f"{k} = ?" for k in cell] + (["study_id = ?"] if study_id else [])
     params = [*cell.values(), *([study_id] if study_id else [])]
     where = f"WHERE {' AND '.join(conds)}" if conds else ""
