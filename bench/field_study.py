@@ -36,8 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from core.benchmarks.registry import get_benchmark
-    from core.study import report
+    from core.study import moves, report
     from core.study.fields import StudySpec, run_study
+    from core.study.report import latest_impacts
+    from core.study.stats import minimum_detectable_effect
+    from core.tables import markdown_table
     from core.warehouse import Warehouse
 
     wh = Warehouse(args.warehouse)
@@ -60,9 +63,16 @@ def main(argv: list[str] | None = None) -> int:
         def say(msg: str, t0: float = t0) -> None:
             print(f"[{time.time() - t0:7.0f}s] {msg}", flush=True)
 
+        worst = 100 * minimum_detectable_effect(n=args.limit, sd=1.0)
+        say(
+            f"{args.limit} paired tasks: effects below ±{worst:.0f} pp may go undetected if every pair differs"
+        )
         rows = run_study(wh, spec, bench=get_benchmark(bench_name), progress=say)
         print(f"\n{report.title(rows)}  (study {spec.study_id})", flush=True)
         print(report.markdown(rows), flush=True)
+        current = latest_impacts(wh, spec.study_id)
+        if not current.empty:
+            print("\n" + moves.markdown(moves.explain(wh, current), markdown_table), flush=True)
         print(f"cell done in {time.time() - t0:.0f}s\n", flush=True)
     return 0
 

@@ -192,3 +192,38 @@ def test_backbones_side_by_side_mark_fields_whose_effect_flips():
     assert flips == {"PRF": "flips", "UE": "opposite, n.s."}
     assert frame.loc[frame["field"] == "PRF", "m1"].item() == "+ +20.0 [+10.0, +30.0]"
     assert backbone_frames([a]) == []  # one backbone: nothing to put side by side
+
+
+def test_explanation_names_moved_tasks_their_failures_and_the_detectable_effect(warehouse, bench, tmp_path):
+    """The 'why' behind a row: which tasks a variant moved, what failed instead, and the MDE."""
+    from click.testing import CliRunner
+
+    from core.cli.study import command
+    from core.reports.sections import field_moves
+    from core.study.moves import explain, markdown
+    from core.study.stats import minimum_detectable_effect
+    from core.tables import markdown_table
+
+    spec = StudySpec(
+        benchmark="api-bank", domain="finance", limit=3, repeats=2, model="scripted/none", fields=("FD", "TD")
+    )
+    rows = run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    solved = rows.set_index("field").loc["FD", "base_ts"]
+    assert solved > 0
+    e = explain(warehouse, latest_impacts(warehouse, spec.study_id))
+    assert e.n_tasks == 3 and e.variants == 2
+    moved = e.moved
+    # removing FD makes the agent skip its calls: every task it solved moves down in both repeats
+    assert set(moved["field"]) == {"−FD"} and (moved["Δ"] == -1.0).all()
+    assert len(moved) == round(3 * solved) and (moved["original"] == "2/2").all()
+    assert (moved["variant"] == "0/2").all() and moved["variant failure"].str.contains(r"\(2×\)").all()
+    assert moved["original failure"].eq("").all()
+    # TD moves nothing; tasks solved under every doc set would have to survive FD's removal: none do
+    assert e.always == []
+    assert e.worst_mde_pp == pytest.approx(100 * minimum_detectable_effect(n=3, sd=1.0))
+    text = markdown(e, markdown_table)
+    assert "Minimum detectable effect" in text and "| −FD |" in text
+    assert "Minimum detectable effect" in field_moves(warehouse)
+    out = CliRunner().invoke(command, ["show", "--warehouse", str(warehouse.path), "--why"])
+    assert out.exit_code == 0, out.output
+    assert "| −FD |" in out.output

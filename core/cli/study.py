@@ -119,13 +119,20 @@ def fields_cmd(
 @command.command("show")
 @click.option("--study", "study_id", default=None, help="One study id (default: every study).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@click.option(
+    "--why",
+    is_flag=True,
+    help="Also the tasks each variant moved, the tasks none moves, and the detectable effect.",
+)
 @warehouse_option
-def show_cmd(study_id: str | None, fmt: str, warehouse: str | None) -> None:
+def show_cmd(study_id: str | None, fmt: str, why: bool, warehouse: str | None) -> None:
     """Print the stored field-impact tables (latest row per study and field)."""
-    from core.study import report
+    from core.study import moves, report
     from core.study.report import latest_impacts
+    from core.tables import markdown_table
 
-    frame = latest_impacts(open_warehouse(warehouse), study_id)
+    wh = open_warehouse(warehouse)
+    frame = latest_impacts(wh, study_id)
     if frame.empty:
         raise click.ClickException(
             "no field-impact rows in this warehouse; run `docschisel study fields` first"
@@ -133,3 +140,5 @@ def show_cmd(study_id: str | None, fmt: str, warehouse: str | None) -> None:
     for sid, rows in frame.groupby("study_id", sort=False):
         click.echo(f"\n{report.title(rows)}  (study {sid})")
         click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))
+        if why:
+            click.echo("\n" + moves.markdown(moves.explain(wh, rows), markdown_table))

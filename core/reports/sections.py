@@ -161,6 +161,25 @@ def field_impact(wh) -> str | None:
     return "\n\n".join(parts)
 
 
+@section(31, "Field-impact study: which tasks moved, and why")
+def field_moves(wh) -> str | None:
+    """Per study shown above: its detectable effect, the tasks no variant moves, the tasks that moved."""
+    from core.study.moves import explain, markdown
+    from core.study.report import current_studies, latest_impacts, title
+
+    rows = latest_impacts(wh)
+    rows = rows[rows["operation"].isin(["add", "remove"])] if not rows.empty else rows
+    if rows.empty:
+        return None
+    shown, _ = current_studies(rows)
+    parts = []
+    for group in shown:
+        e = explain(wh, group)
+        if e.n_tasks:
+            parts += [f"**{title(group)}**", markdown(e, table)]
+    return "\n\n".join(parts) or None
+
+
 @section(40, "DocsChisel: held-out test results and cost per tool (Table III columns)")
 def chisel(wh) -> str | None:
     from core.chisel.report import chisel_section

@@ -245,7 +245,7 @@ def curve_row(
     }
 
 
-def _top(reasons: Mapping[str, int] | None) -> str:
+def top_reason(reasons: Mapping[str, int] | None) -> str:
     if not reasons:
         return ""
     why, n = max(reasons.items(), key=lambda kv: (kv[1], kv[0]))
@@ -277,8 +277,8 @@ def flip_rows(
                 "change": "solved" if won else "lost",
                 versus: round(b[task], 3),
                 method: round(a[task], 3),
-                f"{versus} failure": _top(failures.get(versus, {}).get(task)),
-                f"{method} failure": _top(failures.get(method, {}).get(task)),
+                f"{versus} failure": top_reason(failures.get(versus, {}).get(task)),
+                f"{method} failure": top_reason(failures.get(method, {}).get(task)),
             }
         )
     return sorted(rows, key=lambda r: (r["change"] != "solved", r["task"]))
