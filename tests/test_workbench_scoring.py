@@ -126,3 +126,18 @@ def test_minor_error_labels(bench: WorkBench) -> None:
     assert bench.score_strings(meeting, early).meeting_start_time_error
     wrong = [s.replace("@atlas", "@example") for s in meeting.meta["gold_strings"]]
     assert bench.score_strings(meeting, wrong).wrong_email
+
+
+def test_failure_reason_names_what_the_writes_got_wrong(bench: WorkBench) -> None:
+    """A failed episode's reason: no write, an unwanted or missing write, or the right write misfilled."""
+    assert score(bench, "email-000", []).details["reason"] == "no write call (needs email.delete_email)"
+    wrong_id = score(bench, "email-000", [Call("email.delete_email", {"email_id": "00000070"})])
+    assert wrong_id.details["reason"] == "wrong arguments: email.delete_email"
+    gold = list(bench.task("email-000").gold)
+    extra = score(bench, "email-000", [*gold, Call("calendar.delete_event", {"event_id": "00000013"})])
+    assert extra.details["reason"] == "unwanted write: calendar.delete_event"
+    partial = score(bench, "multi_domain-151", [bench.task("multi_domain-151").gold[0]])
+    assert partial.details["reason"].startswith("missing write: ")
+    # a success, or a failure only by the episode's abnormal end, has none: the error class says why
+    assert "reason" not in score(bench, "email-000", gold).details
+    assert "reason" not in score(bench, "email-000", gold, error="Context window exceeded").details

@@ -22,6 +22,7 @@ from core.benchmarks.workbench.sandbox import WorkBenchSandbox
 from core.benchmarks.workbench.scoring import (
     Labels,
     call_strings,
+    failure_reason,
     labels_for,
     parsed_from_calls,
     tool_correct,
@@ -195,13 +196,16 @@ class WorkBench:
         and `details["correct_ignoring_error"]` keeps the other view.
         """
         pred_state = self.replayer.run_parsed(parsed_from_calls(calls))
-        labels = labels_for(
-            self.replayer, call_strings(calls), _gold_strings(task), error, pred_state=pred_state
-        )
+        pred, gold = call_strings(calls), _gold_strings(task)
+        labels = labels_for(self.replayer, pred, gold, error, pred_state=pred_state)
+        details = self._details(labels, error, sandbox)
+        reason = failure_reason(pred, gold, labels)
+        if reason:
+            details["reason"] = reason
         return Score(
             success=labels.correct,
             tool_correct=tool_correct(calls, task.tools),
-            details=self._details(labels, error, sandbox),
+            details=details,
         )
 
     def score_strings(self, task: Task, calls: Sequence[str], error: str | None = None) -> Labels:

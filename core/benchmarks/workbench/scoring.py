@@ -97,6 +97,36 @@ def labels_for(
     )
 
 
+def failure_reason(pred: Sequence[str], gold: Sequence[str], labels: Labels) -> str | None:
+    """Why a failed episode failed, in terms of its write calls against the gold ones.
+
+    Why: upstream's labels say *that* an end state differs; a reader of a field
+    study needs to know whether the agent never acted, acted on the wrong tool,
+    or called the right tool with wrong arguments, because each points at a
+    different documentation field (usage guidance, tool description, parameter
+    docs). None when the episode succeeded, or differs from the gold only by
+    its abnormal end (its error class says why).
+    """
+    if labels.correct or labels.correct_ignoring_error:
+        return None
+    writes = {call_function_name(c) for c in pred if call_function_name(c) in WRITE_TOOLS}
+    wanted = {call_function_name(g) for g in gold}
+    if wanted and not writes:
+        return f"no write call (needs {', '.join(sorted(wanted))})"
+    if writes - wanted:
+        return f"unwanted write: {', '.join(sorted(writes - wanted))}"
+    if wanted - writes:
+        return f"missing write: {', '.join(sorted(wanted - writes))}"
+    for flag, text in (
+        (labels.wrong_email, "wrong email address"),
+        (labels.end_date_minor_error, "end date a day off"),
+        (labels.meeting_start_time_error, "wrong meeting start time"),
+    ):
+        if flag:
+            return text
+    return f"wrong arguments: {', '.join(sorted(wanted))}"
+
+
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[\\'\"abfnrtv\n])")
 _SIMPLE = {
     "\\": "\\",
