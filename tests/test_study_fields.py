@@ -227,3 +227,24 @@ def test_explanation_names_moved_tasks_their_failures_and_the_detectable_effect(
     out = CliRunner().invoke(command, ["show", "--warehouse", str(warehouse.path), "--why"])
     assert out.exit_code == 0, out.output
     assert "| −FD |" in out.output
+
+
+def test_detectable_effect_text_needs_varying_differences():
+    """With no spread in the per-task differences only the worst case bounds the effect, never ±0."""
+    import math
+
+    import pandas as pd
+
+    from core.study.moves import Explanation, detectable_text, pinned_text
+
+    flat = Explanation("s", 12, pd.DataFrame(), never=["a"], worst_mde_pp=80.9)
+    assert "±80.9 pp if every pair were discordant" in detectable_text(flat)
+    assert "spread" not in detectable_text(flat) and math.isnan(flat.mde_pp)
+    assert pinned_text(flat) == "Tasks no variant moves, of 12: 1 never solved."
+    measured = Explanation(
+        "s", 12, pd.DataFrame(), mde_pp=17.4, worst_mde_pp=80.9, pooled_sd=0.22, variants=16
+    )
+    assert detectable_text(measured).count(
+        "±"
+    ) == 2 and "SD 0.22, pooled over 16 variants" in detectable_text(measured)
+    assert pinned_text(measured) == ""

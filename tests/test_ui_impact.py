@@ -89,3 +89,45 @@ def test_a_field_studys_baseline_is_not_the_method_og_of_compare(tmp_path: Path)
     points = method_points.raw(wh, "sample-shop", "test")
     assert not set(points["run_id"]) & study_runs
     assert "OG" in set(points["method"])  # the comparison's own original-docs runs are still there
+
+
+def test_the_page_shows_which_tasks_moved_and_links_to_their_traces(tmp_path: Path, data_dir: Path) -> None:
+    """Below the bars: the moved tasks of a study with both sides' failures, and links that open
+    exactly that task's traces under the variant's docs."""
+    from urllib.parse import parse_qs, urlparse
+
+    from core.benchmarks.registry import get_benchmark
+    from core.study.fields import StudySpec, run_study
+
+    class NeedsDescription:
+        """Makes the gold calls only when each gold tool's doc has a description."""
+
+        def __init__(self, config) -> None:  # noqa: ANN001
+            self.config = config
+
+        def run(self, ctx) -> str:  # noqa: ANN001
+            for call in ctx.task.gold:
+                doc = next((d for d in ctx.docs if d.tool == call.tool), None)
+                if doc is not None and doc.has("FD"):
+                    ctx.execute(call)
+            return "done"
+
+    path = tmp_path / "wh.duckdb"
+    wh = Warehouse(path)
+    spec = StudySpec(
+        benchmark="api-bank", domain="finance", limit=2, repeats=1, model="scripted/none", fields=("FD", "TD")
+    )
+    run_study(wh, spec, bench=get_benchmark("api-bank", data_dir), agent_factory=NeedsDescription)
+    at = show(open_app(path), "impact")
+    assert not problems(at)
+    assert any("Where the numbers come from" in m.value for m in at.markdown)
+    assert any("Minimum detectable effect" in c.value for c in at.caption)
+    moved = next(d.value for d in at.dataframe if "variant_traces" in d.value.columns)
+    assert set(moved["field"]) == {"−FD"} and (moved["Δ"] == -1.0).all()
+    link = urlparse(moved["variant_traces"].iloc[0])
+    params = {k: v[0] for k, v in parse_qs(link.query).items()}
+    assert params["q"] == moved["task"].iloc[0] and params["benchmark"] == "api-bank"
+    at = show(at, "traces", **params)
+    assert not problems(at)
+    assert at.text_input(key="tr_q").value == params["q"]
+    assert any(c.value.startswith("1 trace matches") for c in at.caption)  # that task under that doc set

@@ -36,6 +36,8 @@ from core.warehouse import reads
 
 # a task moved when its mean paired difference in success (over the repeats) is at least this large
 MOVED = 0.5
+# the columns of a moved-task row a reader sees (the doc set ids are for links to the traces)
+SHOWN = ("field", "task", "original", "variant", "Δ", "original failure", "variant failure")
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Explanation:
 
     study_id: str
     n_tasks: int
-    moved: pd.DataFrame  # field, task, original, variant, Δ, original failure, variant failure
+    moved: pd.DataFrame  # SHOWN, then the original's and the variant's doc set ids
     always: list[str] = field(default_factory=list)  # solved in every episode of every doc set
     never: list[str] = field(default_factory=list)  # never solved by any doc set
     never_reasons: dict[str, int] = field(default_factory=dict)
@@ -62,20 +64,22 @@ def _detail(raw: object) -> dict:
     return d if isinstance(d, dict) else {}
 
 
-def run_successes(store, run_ids: Sequence[str]) -> dict[str, dict[str, float]]:
-    """run id -> task id -> success (mean over that run's episodes of the task), in one query."""
+def run_successes(store, run_ids: Sequence[str]) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """(run id -> task id -> success (mean over the run's episodes of the task), run id -> its doc set)."""
     if not run_ids:
-        return {}
+        return {}, {}
     df = store.query(
-        """SELECT re.run_id, e.task_id, avg(e.success::INT) AS s
+        """SELECT re.run_id, e.task_id, avg(e.success::INT) AS s, any_value(e.docset_id) AS docset_id
            FROM run_episodes re JOIN episodes e USING (episode_id)
            WHERE re.run_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""",
         [list(run_ids)],
     )
     out: dict[str, dict[str, float]] = {}
+    docsets: dict[str, str] = {}
     for r in df.itertuples(index=False):
         out.setdefault(str(r.run_id), {})[str(r.task_id)] = float(r.s)
-    return out
+        docsets[str(r.run_id)] = str(r.docset_id)
+    return out, docsets
 
 
 def task_differences(
@@ -108,7 +112,7 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
             pairs[r.field] = (f"−{r.field}" if r.operation == "remove" else f"+{r.field}", runs, base)
         n_tasks = max(n_tasks, int(d.get("n_tasks") or 0))
     every = sorted({x for _, runs, base in pairs.values() for x in (*runs, *base)})
-    scores = run_successes(store, every)
+    scores, docsets = run_successes(store, every)
     order = {c: i for i, c in enumerate(CODES)}
     moved, variances = [], []
     for code in sorted(pairs, key=lambda c: order.get(c, 99)):
@@ -132,6 +136,8 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
                     "Δ": round(shifted[task], 2),
                     "original failure": top_reason(fail_b.get(task)),
                     "variant failure": top_reason(fail_v.get(task)),
+                    "original docset": docsets.get(base[0], ""),
+                    "variant docset": docsets.get(runs[0], ""),
                 }
             )
     per_task: dict[str, list[float]] = {}
@@ -146,7 +152,8 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
             if task in never:
                 for why, n in reasons.items():
                     never_reasons[why] = never_reasons.get(why, 0) + n
-    sd = math.sqrt(sum(variances) / len(variances)) if variances else math.nan
+    # no variation at all (every task's difference 0, or all alike) bounds nothing: worst case only
+    sd = math.sqrt(sum(variances) / len(variances)) if variances and any(variances) else math.nan
     n = n_tasks or len(per_task)
     return Explanation(
         study_id=study_id,
@@ -177,19 +184,20 @@ def detectable_text(e: Explanation) -> str:
     )
 
 
-def markdown(e: Explanation, table, limit: int = 20) -> str:
-    """The explanation as Markdown (`table` renders a frame: the results document's table helper)."""
-    parts = [detectable_text(e)]
+def pinned_text(e: Explanation) -> str:
+    """One sentence: the tasks no variant moves (no headroom there), and why the unsolved ones fail."""
     stuck = []
     if e.always:
         stuck.append(f"{len(e.always)} solved in every episode of every doc set")
     if e.never:
         why = "; ".join(f"{w} ({n}×)" for w, n in e.never_reasons.items())
-        stuck.append(
-            f"{len(e.never)} never solved (their failures: {why})" if why else f"{len(e.never)} never"
-        )
-    if stuck:
-        parts.append(f"Tasks no variant moves, of {e.n_tasks}: " + ", ".join(stuck) + ".")
+        stuck.append(f"{len(e.never)} never solved" + (f" (their failures: {why})" if why else ""))
+    return f"Tasks no variant moves, of {e.n_tasks}: " + ", ".join(stuck) + "." if stuck else ""
+
+
+def markdown(e: Explanation, table, limit: int = 20) -> str:
+    """The explanation as Markdown (`table` renders a frame: the results document's table helper)."""
+    parts = [detectable_text(e), pinned_text(e)]
     if e.moved.empty:
         parts.append("No task's success moved by half or more of its repeats under any variant.")
     else:
@@ -201,6 +209,6 @@ def markdown(e: Explanation, table, limit: int = 20) -> str:
             "original docs and the variant, and each side's most frequent failure reason"
             + (f"; the {limit} largest of {len(e.moved)} shown" if more > 0 else "")
             + "):\n\n"
-            + table(shown)
+            + table(shown[list(SHOWN)])
         )
     return "\n\n".join(p for p in parts if p)

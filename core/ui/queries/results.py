@@ -44,6 +44,15 @@ def method_of(origin: object) -> str | None:
 
 
 @cached_query
+def field_moves(wh: Warehouse, study_id: str):
+    """Where one study's numbers come from (`core.study.moves.explain`): moved and pinned tasks, MDE."""
+    from core.study.moves import explain
+    from core.study.report import latest_impacts
+
+    return explain(wh, latest_impacts(wh, study_id))
+
+
+@cached_query
 def field_impact(wh: Warehouse) -> pd.DataFrame:
     """Per study cell, the rows of its largest study (as in docs/RESULTS.md); n/a rows left out.
 

@@ -72,9 +72,9 @@ def where(f: TraceFilter) -> tuple[str, list[Any]]:
     if f.tool:
         task_conds.append("list_contains(t.tools, ?)")
         task_params.append(f.tool)
-    for word in f.search.split():
-        task_conds.append("t.query ILIKE ?")
-        task_params.append(f"%{word}%")
+    for word in f.search.split():  # a word of the request, or (part of) a task id
+        task_conds.append("(t.query ILIKE ? OR t.task_id ILIKE ?)")
+        task_params += [f"%{word}%", f"%{word}%"]
     if task_conds:
         conds.append(
             "EXISTS (SELECT 1 FROM tasks t WHERE t.benchmark = e.benchmark AND t.task_id = e.task_id AND "

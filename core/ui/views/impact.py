@@ -202,6 +202,7 @@ def render() -> None:
         height=38 + 35 * len(table),
     )
     _backbones(sel)
+    _moves(sel)
 
 
 def _backbones(sel: pd.DataFrame) -> None:
@@ -222,3 +223,51 @@ def _backbones(sel: pd.DataFrame) -> None:
     for name, frame in frames:
         st.markdown(f"**{name}**")
         st.dataframe(frame, hide_index=True)
+
+
+def _moves(sel: pd.DataFrame) -> None:
+    """Where a study's bars come from: the tasks each variant moved (with both sides' failures and
+    links to their traces), the tasks nothing moves, and the smallest effect the study could detect."""
+    from core.study.moves import SHOWN, detectable_text, pinned_text
+    from core.study.report import title
+
+    studies = {str(sid): title(g) for sid, g in sel.groupby("study_id", sort=True)}
+    st.markdown("##### Where the numbers come from")
+    sid = st.selectbox(
+        "Study",
+        list(studies),
+        format_func=studies.get,
+        key="fi_moves_study",
+        help="The tasks behind one study's bars: a ΔTS is a few tasks flipping, or noise spread over many",
+    )
+    if not sid:
+        return
+    e = q.field_moves(current_path(), sid)
+    st.caption(" ".join(t for t in (detectable_text(e), pinned_text(e)) if t))
+    if e.moved.empty:
+        st.info("No task's success moved by half or more of its repeats under any variant of this study.")
+        return
+    bench = str(sel.loc[sel["study_id"] == sid, "benchmark"].iloc[0])
+    frame = e.moved.assign(
+        original_traces=[
+            ui.link("traces", docset=d, benchmark=bench, q=t)
+            for d, t in zip(e.moved["original docset"], e.moved["task"], strict=True)
+        ],
+        variant_traces=[
+            ui.link("traces", docset=d, benchmark=bench, q=t)
+            for d, t in zip(e.moved["variant docset"], e.moved["task"], strict=True)
+        ],
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_order=[*SHOWN, "original_traces", "variant_traces"],
+        column_config={
+            "field": st.column_config.TextColumn("Variant", width=70),
+            "original": st.column_config.TextColumn("Original", help="successes / episodes, original docs"),
+            "variant": st.column_config.TextColumn("With variant", help="successes / episodes, variant docs"),
+            "Δ": st.column_config.NumberColumn("Δ success", format="%+.2f"),
+            "original_traces": st.column_config.LinkColumn("Original traces", display_text="open"),
+            "variant_traces": st.column_config.LinkColumn("Variant traces", display_text="open"),
+        },
+    )

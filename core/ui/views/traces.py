@@ -201,7 +201,8 @@ def trace_list(f: q.TraceFilter, path: str) -> tuple[int, str | None]:
             label_visibility="collapsed",
         )  # fmt: skip
     c[0].caption(
-        f"{total:,} traces match · page {page} of {n_pages:,} · click a row to open it"
+        ("1 trace matches" if total == 1 else f"{total:,} traces match")
+        + f" · page {page} of {n_pages:,} · click a row to open it"
         + (f" · filters: {', '.join(f'{k}={v}' for k, v in f.active().items())}" if f.active() else "")
     )
     with c[2]:
