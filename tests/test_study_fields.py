@@ -248,3 +248,33 @@ def test_detectable_effect_text_needs_varying_differences():
         "±"
     ) == 2 and "SD 0.22, pooled over 16 variants" in detectable_text(measured)
     assert pinned_text(measured) == ""
+
+
+def test_a_task_most_variants_move_the_same_way_is_named_as_baseline_noise():
+    import pandas as pd
+
+    from core.study.moves import Explanation, shared_text
+
+    e = Explanation("s", 12, pd.DataFrame(), shared={"t-1": (-1, 9, 16)})
+    assert shared_text(e).startswith(
+        "Moved the same way under at least half of the variants: t-1 (down under 9 of 16)."
+    )
+    assert shared_text(Explanation("s", 12, pd.DataFrame())) == ""
+
+
+def test_explain_finds_tasks_that_half_the_variants_move_the_same_way(warehouse, bench):
+    from core.study.moves import explain
+
+    spec = StudySpec(
+        benchmark="api-bank",
+        domain="finance",
+        limit=3,
+        repeats=1,
+        model="scripted/none",
+        fields=("TN", "FD", "TD", "RPD"),
+    )
+    run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    e = explain(warehouse, latest_impacts(warehouse, spec.study_id))
+    down = set(e.moved["task"])
+    assert down and set(e.moved["field"]) == {"−TN", "−FD"}  # the agent needs both; TD and RPD move nothing
+    assert e.shared == {t: (-1, 2, 4) for t in down}

@@ -54,6 +54,9 @@ class Explanation:
     worst_mde_pp: float = math.nan  # every pair discordant (SD 1): the bound before any data
     pooled_sd: float = math.nan
     variants: int = 0
+    # task -> (direction +1/-1, variants that moved it that way, variants measured): a task most
+    # variants move the same way points at the original docs' own draw on it, not at the fields
+    shared: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
 
 def _detail(raw: object) -> dict:
@@ -115,6 +118,7 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
     scores, docsets = run_successes(store, every)
     order = {c: i for i, c in enumerate(CODES)}
     moved, variances = [], []
+    ways: dict[tuple[str, int], int] = {}
     for code in sorted(pairs, key=lambda c: order.get(c, 99)):
         label, runs, base = pairs[code]
         v = [scores.get(x, {}) for x in runs]
@@ -123,6 +127,8 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
         if len(diffs) > 1:
             variances.append(float(np.var(list(diffs.values()), ddof=1)))
         shifted = {t: d for t, d in diffs.items() if abs(d) >= moved_at - 1e-9}
+        for t, d in shifted.items():
+            ways[(t, 1 if d > 0 else -1)] = ways.get((t, 1 if d > 0 else -1), 0) + 1
         if not shifted:
             continue
         fail_v, fail_b = reads.task_failures(store, runs), reads.task_failures(store, base)
@@ -155,7 +161,13 @@ def explain(store, rows: pd.DataFrame, moved_at: float = MOVED) -> Explanation:
     # no variation at all (every task's difference 0, or all alike) bounds nothing: worst case only
     sd = math.sqrt(sum(variances) / len(variances)) if variances and any(variances) else math.nan
     n = n_tasks or len(per_task)
+    shared = {
+        t: (way, k, len(pairs))
+        for (t, way), k in sorted(ways.items())
+        if len(pairs) >= 4 and 2 * k >= len(pairs)
+    }
     return Explanation(
+        shared=shared,
         study_id=study_id,
         n_tasks=n,
         moved=pd.DataFrame(moved),
@@ -195,9 +207,26 @@ def pinned_text(e: Explanation) -> str:
     return f"Tasks no variant moves, of {e.n_tasks}: " + ", ".join(stuck) + "." if stuck else ""
 
 
+def shared_text(e: Explanation) -> str:
+    """One sentence on tasks that most variants move the same way: the baseline's draw, not the fields."""
+    if not e.shared:
+        return ""
+    items = [
+        f"{t} ({'up' if way > 0 else 'down'} under {k} of {n})" for t, (way, k, n) in sorted(e.shared.items())
+    ]
+    return (
+        "Moved the same way under at least half of the variants: "
+        + "; ".join(items)
+        + ". Every variant is paired with the same original-docs runs, so a task those runs happened to "
+        "solve (or fail) more often than usual moves under many variants at once: such rows more likely show "
+        "the baseline's sampling noise, shared by all fields, than effects of the fields (measuring the "
+        "original docs with more repeats would tell)."
+    )
+
+
 def markdown(e: Explanation, table, limit: int = 20) -> str:
     """The explanation as Markdown (`table` renders a frame: the results document's table helper)."""
-    parts = [detectable_text(e), pinned_text(e)]
+    parts = [detectable_text(e), pinned_text(e), shared_text(e)]
     if e.moved.empty:
         parts.append("No task's success moved by half or more of its repeats under any variant.")
     else:

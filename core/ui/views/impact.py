@@ -228,7 +228,7 @@ def _backbones(sel: pd.DataFrame) -> None:
 def _moves(sel: pd.DataFrame) -> None:
     """Where a study's bars come from: the tasks each variant moved (with both sides' failures and
     links to their traces), the tasks nothing moves, and the smallest effect the study could detect."""
-    from core.study.moves import SHOWN, detectable_text, pinned_text
+    from core.study.moves import SHOWN, detectable_text, pinned_text, shared_text
     from core.study.report import title
 
     studies = {str(sid): title(g) for sid, g in sel.groupby("study_id", sort=True)}
@@ -243,7 +243,7 @@ def _moves(sel: pd.DataFrame) -> None:
     if not sid:
         return
     e = q.field_moves(current_path(), sid)
-    st.caption(" ".join(t for t in (detectable_text(e), pinned_text(e)) if t))
+    st.caption(" ".join(t for t in (detectable_text(e), pinned_text(e), shared_text(e)) if t))
     if e.moved.empty:
         st.info("No task's success moved by half or more of its repeats under any variant of this study.")
         return
