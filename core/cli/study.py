@@ -19,6 +19,9 @@ def command() -> None:
     """Empirical studies: which documentation fields help which agent (the paper's RQ2)."""
 
 
+WHY_HELP = "Also the tasks each variant moved, the tasks none moves, and the detectable effect."
+
+
 @command.command("fields", context_settings={"show_default": True})
 @benchmark_option
 @click.option("--domain", "-d", "domains", required=True, help="Domain(s), comma-separated; one study each.")
@@ -53,6 +56,7 @@ def command() -> None:
 )
 @click.option("--concurrency", "-j", type=int, default=1)
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@click.option("--why", is_flag=True, help=WHY_HELP)
 @executor_options
 @warehouse_option
 @data_dir_option
@@ -73,6 +77,7 @@ def fields_cmd(
     time_limit: float,
     concurrency: int,
     fmt: str,
+    why: bool,
     warehouse: str | None,
     data_dir: str | None,
 ) -> None:
@@ -113,23 +118,20 @@ def fields_cmd(
                 )  # fmt: skip
                 click.echo(f"\n{report.title(rows)}  (study {spec.study_id})")
                 click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))
+                if why:
+                    _echo_why(wh, spec.study_id)
                 click.echo("")
 
 
 @command.command("show")
 @click.option("--study", "study_id", default=None, help="One study id (default: every study).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
-@click.option(
-    "--why",
-    is_flag=True,
-    help="Also the tasks each variant moved, the tasks none moves, and the detectable effect.",
-)
+@click.option("--why", is_flag=True, help=WHY_HELP)
 @warehouse_option
 def show_cmd(study_id: str | None, fmt: str, why: bool, warehouse: str | None) -> None:
     """Print the stored field-impact tables (latest row per study and field)."""
-    from core.study import moves, report
+    from core.study import report
     from core.study.report import latest_impacts
-    from core.tables import markdown_table
 
     wh = open_warehouse(warehouse)
     frame = latest_impacts(wh, study_id)
@@ -141,4 +143,13 @@ def show_cmd(study_id: str | None, fmt: str, why: bool, warehouse: str | None) -
         click.echo(f"\n{report.title(rows)}  (study {sid})")
         click.echo(report.markdown(rows) if fmt == "markdown" else report.text(rows))
         if why:
-            click.echo("\n" + moves.markdown(moves.explain(wh, rows), markdown_table))
+            _echo_why(wh, str(sid))
+
+
+def _echo_why(wh, study_id: str) -> None:  # noqa: ANN001
+    """Where a study's numbers come from (core.study.moves), below its table."""
+    from core.study import moves
+    from core.study.report import latest_impacts
+    from core.tables import markdown_table
+
+    click.echo("\n" + moves.markdown(moves.explain(wh, latest_impacts(wh, study_id)), markdown_table))
