@@ -238,6 +238,6 @@ def markdown(e: Explanation, table, limit: int = 20) -> str:
             "original docs and the variant, and each side's most frequent failure reason"
             + (f"; the {limit} largest of {len(e.moved)} shown" if more > 0 else "")
             + "):\n\n"
-            + table(shown[list(SHOWN)])
+            + table(shown[list(SHOWN)].assign(Δ=shown["Δ"].map(lambda d: f"{d:+.2f}")))
         )
     return "\n\n".join(p for p in parts if p)
