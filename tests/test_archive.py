@@ -70,3 +70,37 @@ def test_restoring_from_a_folder_without_an_archive_says_so(tmp_path: Path) -> N
         ],
     )
     assert res.exit_code != 0 and "no archived runs here" in res.output
+
+
+def test_a_rescored_episode_reaches_the_archive_with_its_new_score(tmp_path: Path) -> None:
+    """Archiving again after a rescore keeps the current score, not the first one archived."""
+    from core.warehouse.archive import archive_runs
+
+    model = script(lambda m: "Done.", name="idle")
+    wh = Warehouse(tmp_path / "w.duckdb")
+    run(wh, _plan(model.model), concurrency=1)
+    folder = tmp_path / "runs"
+    archive_runs(wh, folder)
+    eid, success, tc, raw = wh.rows("SELECT episode_id, success, tool_correct, score FROM episodes LIMIT 1")[
+        0
+    ]
+    score = json.loads(raw)
+    wh.record_rescores(
+        [
+            {
+                "episode_id": eid,
+                "scoring": score.get("scoring", 1),
+                "success": not success,
+                "tool_correct": tc,
+                "score": {**score, "reason": "re-derived"},
+                "old_scoring": score.get("scoring", 1),
+                "old_success": success,
+                "old_tool_correct": tc,
+                "old_score": score,
+            }
+        ]
+    )
+    counts = archive_runs(wh, folder)
+    assert counts["episodes"] == 6  # the same episodes, not a second copy of one
+    kept = pd.read_parquet(folder / "episodes.parquet").set_index("episode_id").loc[eid]
+    assert bool(kept["success"]) is (not success) and json.loads(kept["score"])["reason"] == "re-derived"

@@ -18,7 +18,8 @@ any other.
 The same holds, one folder per experiment warehouse, for evaluation episodes
 (`archive_runs` / `restore_runs`): the runs, their episodes' outcomes and the
 doc sets' names, without traces, calls, answers or errors (those quote the
-benchmark's tasks). Restored into a fresh warehouse, they let a long
+benchmark's tasks). An episode re-scored since it was archived takes its new
+score into the archive. Restored into a fresh warehouse, they let a long
 experiment resume where the last session stopped — the runner reuses a stored
 episode by its content-hashed id — and the sections built from episode
 outcomes (the original-docs baseline) regenerate. An archived episode has no
@@ -75,7 +76,8 @@ def _merge(frames: list[pd.DataFrame], key: tuple[str, ...]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame()
     df = pd.concat(frames, ignore_index=True)
-    # the archive's own copy of a row comes first and wins: a re-archived row is the same measurement
+    # the first frame's copy of a row wins: callers put the archive's first (a re-archived row is the
+    # same measurement), except for episodes, whose score a rescore may have changed since
     df = df.drop_duplicates(subset=list(key), keep="first")
     return df.sort_values(list(key), kind="stable").reset_index(drop=True)
 
@@ -138,7 +140,11 @@ def archive_runs(wh: Warehouse, folder: str | Path) -> dict[str, int]:
     for table, (key, dropped) in RUN_TABLES.items():
         path = out / f"{table}.parquet"
         frames = [_read(path, table, key)] if path.exists() else []
-        merged = _merge([*frames, _run_rows(wh, table, dropped)], key)
+        rows = _run_rows(wh, table, dropped)
+        # An episode's trace never changes, but its score does when `docschisel rescore` scores it
+        # again under new rules: the warehouse's row (the current score, or the same archived one
+        # restored) wins over the archive's, so the results built from the archive follow a rescore.
+        merged = _merge([rows, *frames] if table == "episodes" else [*frames, rows], key)
         counts[table] = len(merged)
         if not merged.empty:
             _write(merged, path)
