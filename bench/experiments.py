@@ -105,8 +105,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # this 2-core machine, two one-thread processes side by side, with the state cache holding the
     # earlier repeat's prompts: API-Bank finance SmolLM2 2,317 s and Qwen 0.5B 2,438 s (with a test
     # run beside them part of the time), Qwen 1.5B ~120 s per doc set (~1.7 h); WorkBench analytics (up
-    # to 4 calls per episode) SmolLM2 ~200 s per doc set (~2.8 h), Qwen 0.5B ~330 s per doc set in the
-    # first repeat (~4.5 h). Episode ids cover the docs' rendering and per-task seeding, so every cell
+    # to 4 calls per episode) SmolLM2 ~250 s per doc set (~3.5 h), Qwen 0.5B ~330-480 s per doc set
+    # (~5-6 h; the upper end with a test run or a page benchmark beside the two processes). Episode ids cover the docs' rendering and per-task seeding, so every cell
     # measured before those changed runs again once. Cells resume across sessions (and machines) from
     # docs/results/runs/study-backbones/.
     "study-backbones": (
