@@ -69,7 +69,7 @@ def text(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _measured(rows: pd.DataFrame) -> int:
+def measured(rows: pd.DataFrame) -> int:
     """Paired episodes behind a study's table: tasks × repeats (the larger, the narrower its intervals)."""
     try:
         d = json.loads(rows["detail"].iloc[0]) if isinstance(rows["detail"].iloc[0], str) else {}
@@ -89,7 +89,7 @@ def current_studies(rows: pd.DataFrame) -> tuple[list[pd.DataFrame], list[str]]:
     shown, older = [], []
     for _, cell in rows.groupby(["benchmark", "domain", "model", "paradigm"], sort=True):
         studies = [g for _, g in cell.groupby("study_id", sort=False)]
-        studies.sort(key=lambda g: (_measured(g), g["created_at"].max()), reverse=True)
+        studies.sort(key=lambda g: (measured(g), g["created_at"].max()), reverse=True)
         shown.append(studies[0])
         older += [str(g["study_id"].iloc[0]) for g in studies[1:]]
     return shown, older

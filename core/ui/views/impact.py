@@ -229,9 +229,11 @@ def _moves(sel: pd.DataFrame) -> None:
     """Where a study's bars come from: the tasks each variant moved (with both sides' failures and
     links to their traces), the tasks nothing moves, and the smallest effect the study could detect."""
     from core.study.moves import SHOWN, detectable_text, pinned_text, shared_text
-    from core.study.report import title
+    from core.study.report import measured, title
 
-    studies = {str(sid): title(g) for sid, g in sel.groupby("study_id", sort=True)}
+    # the study measured on the most paired episodes first: the one whose tasks say the most
+    groups = sorted(sel.groupby("study_id", sort=True), key=lambda kv: -measured(kv[1]))
+    studies = {str(sid): title(g) for sid, g in groups}
     st.markdown("##### Where the numbers come from")
     sid = st.selectbox(
         "Study",
