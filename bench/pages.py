@@ -6,8 +6,9 @@
 `streamlit run app.py` on the same 100k-episode / 1M-event warehouse and loads
 every page in headless Chromium (Playwright, Debian's chromium), cold (a fresh
 server process once its launcher reports the pages warmed, first visit from a
-browser with an empty cache; the start-to-warmed time is printed too), warm (the same address loaded again: a browser
-reload, so the frontend starts over and only the server's caches are warm) and
+browser with an empty cache; the start-to-warmed time is printed too), warm (the same address loaded again, the
+median of three: a browser reload, so the frontend starts over and only the server's and the browser's caches are
+warm; the first reload also compiles the frontend's scripts again, which Chromium's code cache spares the later ones) and
 by in-app navigation (its sidebar link clicked from another page: what an
 analyst moving between pages waits for; the frontend stays), until no skeleton
 is left and every chart has drawn (the end of the script run is read from the
@@ -186,7 +187,7 @@ def main() -> None:
                 pg.set_default_timeout(300_000)
                 url = f"http://127.0.0.1:{port}/{url_path}"
                 cold = load(pg, url, title)
-                warm = load(pg, url, title)
+                warm = sorted(load(pg, url, title) for _ in range(3))[1]
                 nav = sorted(navigate(pg, url_path, title) for _ in range(3))[1]
                 rows.append((url_path or "overview", cold, warm, nav))
                 print(
@@ -207,7 +208,7 @@ def main() -> None:
         browser.close()
     print(
         f"\n{'page':<36} {'cold (s)':>9} {'warm (s)':>9} {'in-app (s)':>11}  target: cold < {COLD_TARGET_S:g} s, "
-        f"warm < {WARM_TARGET_S:g} s (reload / in-app navigation, median of 3)"
+        f"warm < {WARM_TARGET_S:g} s (reload and in-app navigation, each the median of 3)"
     )
     for name, cold, warm, nav in rows:
         marks = [

@@ -111,3 +111,14 @@ def test_the_table_fits_with_fewer_default_columns_and_a_picker(looped: tuple[Pa
     at.multiselect(key="tr_columns").set_value([*DEFAULT_COLUMNS, "latency_s"]).run()
     assert not problems(at)
     assert list(dashes(pd.DataFrame({"a": [None, "x", float("nan")]}))["a"]) == ["–", "x", "–"]
+
+
+def test_calls_and_observations_are_shown_as_escaped_preformatted_text(looped: tuple[Path, str]) -> None:
+    path, episode = looped
+    at = show(open_app(path), "traces", episode=episode)
+    blocks = [h.proto.body for h in at.get("html") if 'class="dc-mono"' in h.proto.body]
+    calls = [b for b in blocks if "quote(item=&quot;apple&quot;)" in b]
+    assert calls, "the call, its quotes escaped"
+    assert not any("<script" in b for b in blocks)
+    observations = [b for b in blocks if "price" in b]
+    assert observations and all("&#x27;item&#x27;: &#x27;apple&#x27;" in b for b in observations), "escaped"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +51,16 @@ def link(page: str, **params: Any) -> str:
     """Relative URL of a page with query parameters (works behind a base path)."""
     query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
     return f"./{URLS[page]}" + (f"?{query}" if query else "")
+
+
+def mono(text: str) -> None:
+    """Preformatted text (a call, an observation, a rendered doc) in a monospace block that wraps.
+
+    Not st.code: its first use on a page makes the browser load and start Streamlit's syntax
+    highlighter (about 0.2 s on every visit), which text that needs no colours does not pay for.
+    The text is escaped, never interpreted as HTML or Markdown.
+    """
+    st.html(f'<pre class="dc-mono">{html.escape(text)}</pre>')
 
 
 def header(title: str, caption: str) -> None:

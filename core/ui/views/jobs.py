@@ -233,7 +233,7 @@ def job_card(j: jobs.JobState) -> None:
             tail = jobs.log_tail(wh(), j.job_id, lines=LOG_LINES if j.active else 40)
             if tail:
                 with st.expander("Last log lines" if j.active else "Log"):
-                    st.code(tail, language=None)
+                    ui.mono(tail)
         if j.status == "done" and j.kind == "eval" and j.params.get("against"):
             runcompare.card_result(current_path(), j)
         if j.status == "done" and j.kind == "eval" and j.params.get("docset"):

@@ -205,9 +205,11 @@ def diff_view(path: str, before_id: str, after_id: str) -> None:
     with st.expander("Rendered prompt text, side by side"):
         c = st.columns(2)
         c[0].caption(f"A · {before_id[:8]}")
-        c[0].code(actions.render_text(before), language=None, wrap_lines=True)
+        with c[0]:
+            ui.mono(actions.render_text(before))
         c[1].caption(f"B · {after_id[:8]}")
-        c[1].code(actions.render_text(after), language=None, wrap_lines=True)
+        with c[1]:
+            ui.mono(actions.render_text(after))
 
 
 def _after_write(message: str) -> None:

@@ -262,11 +262,11 @@ def _badge(check: CallCheck) -> None:
 
 def _long_text(text: str, limit: int = 600) -> None:
     if len(text) <= limit:
-        st.code(text, language=None, wrap_lines=True)
+        ui.mono(text)
     else:
-        st.code(text[:limit] + " …", language=None, wrap_lines=True)
+        ui.mono(text[:limit] + " …")
         with st.expander(f"Full text ({len(text):,} characters)"):
-            st.code(text, language=None, wrap_lines=True)
+            ui.mono(text)
 
 
 def step_timeline(detail: dict[str, Any]) -> None:
@@ -327,7 +327,7 @@ def steps(detail: dict[str, Any], show_model_calls: bool) -> None:
                 c[0].markdown(f"**{n}. Tool call** &nbsp; `{e['tool']}`{again}")
                 with c[1]:
                     _badge(check)
-                st.code(render_call(e["tool"] or "?", e["args"] or {}), language="python", wrap_lines=True)
+                ui.mono(render_call(e["tool"] or "?", e["args"] or {}))
                 for d in check.diffs:
                     st.markdown(f":orange[:material/arrow_right: {d.text()}]")
                 if not tl.missing(e["error"]):
@@ -393,7 +393,7 @@ def ground_truth(detail: dict[str, Any]) -> None:
             with c[1]:
                 label, color, icon = BADGES[g.status]
                 st.badge({"match": "made", "unexpected": "made"}.get(g.status, label), color=color, icon=icon)
-            st.code(render_call(g.tool, g.args), language="python", wrap_lines=True)
+            ui.mono(render_call(g.tool, g.args))
     labels = {k: v for k, v in detail["score"].items() if isinstance(v, bool)}
     if labels:
         st.markdown("##### Scorer labels")
