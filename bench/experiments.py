@@ -193,6 +193,24 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # (<= 4 tools x 5 iterations x 12 tasks x 2 samples, fewer as candidate doc sets repeat) ~1,400,
     # evaluation ~40 tasks x 7 doc sets x 3 runs ~840; ~2,400 episodes at ~35 s (up to 4 calls each):
     # ~23 h on one core per domain. Resumable across sessions (docs/results/runs/compare-workbench/).
+    # The first WorkBench stage, on the one domain with headroom: analytics, 1 optimization x 3
+    # evaluation runs of OG, EasyTool and DC-evidence (the later 3 x 3 stage reuses all of it, its run 0
+    # is this run). Why analytics: in the field study Qwen 0.5B fails 7 of 12 analytics tasks on every
+    # repeat, mostly by fetching the data and then describing a chart in text instead of calling
+    # create_plot, a failure the tool's own docs can address (when to call it, that it reads the data
+    # itself); no field-study variant adds that information, an optimizer reading the traces can.
+    # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, ~1,080
+    # at ~30 s (Qwen 0.5B on WorkBench, 2.7 calls per episode with the state cache, measured in the
+    # field study): ~9 h on one core, resumable.
+    "compare-workbench-analytics": (
+        1080,
+        9.0,
+        [
+            "compare --benchmark workbench --domain analytics --methods og,et,dc --optimizer-model evidence "
+            "--opt-runs 1 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
+            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation"
+        ],
+    ),
     "compare-workbench": (
         7200,
         70.0,
@@ -256,6 +274,7 @@ WAREHOUSE = {
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
+    "compare-workbench-analytics": "data/compare-workbench.duckdb",
     "sop-workbench-1": "data/sop-workbench.duckdb",
     "sop-workbench-2": "data/sop-workbench.duckdb",
     "sop-workbench-explore": "data/sop-workbench.duckdb",
