@@ -198,7 +198,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # is this run). Why analytics: in the field study Qwen 0.5B fails 7 of 12 analytics tasks on every
     # repeat, mostly by fetching the data and then describing a chart in text instead of calling
     # create_plot, a failure the tool's own docs can address (when to call it, that it reads the data
-    # itself); no field-study variant adds that information, an optimizer reading the traces can.
+    # itself); the field study's variants add mechanical text (its usage guideline for create_plot
+    # repeats the description), an optimizer reading the failed traces can say when to call it.
     # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, ~1,080
     # at ~30 s (Qwen 0.5B on WorkBench, 2.7 calls per episode with the state cache, measured in the
     # field study): ~9 h on one core, resumable.
