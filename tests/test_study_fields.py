@@ -278,3 +278,26 @@ def test_explain_finds_tasks_that_half_the_variants_move_the_same_way(warehouse,
     down = set(e.moved["task"])
     assert down and set(e.moved["field"]) == {"−TN", "−FD"}  # the agent needs both; TD and RPD move nothing
     assert e.shared == {t: (-1, 2, 4) for t in down}
+
+
+def test_a_restored_study_explains_itself_in_a_fresh_warehouse(warehouse, bench, tmp_path):
+    """The run archive carries the study's rows with its runs: a fresh checkout explains the same moves."""
+    from core.reports.sections import field_moves
+    from core.study.moves import explain
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import archive_runs, restore_runs
+
+    spec = StudySpec(
+        benchmark="api-bank", domain="finance", limit=3, repeats=2, model="scripted/none", fields=("FD", "TD")
+    )
+    run_study(warehouse, spec, bench=bench, agent_factory=DocSensitiveAgent)
+    folder = tmp_path / "runs"
+    archive_runs(warehouse, folder)
+    fresh = Warehouse(tmp_path / "fresh.duckdb")
+    added = restore_runs(folder, fresh)
+    assert added["field_impact"] == warehouse.scalar("SELECT count(*) FROM field_impact") > 0
+    assert restore_runs(folder, fresh)["field_impact"] == 0  # restoring twice adds nothing
+    here, there = (explain(w, latest_impacts(w, spec.study_id)) for w in (warehouse, fresh))
+    assert there.n_tasks == here.n_tasks == 3
+    assert there.moved.to_dict("records") == here.moved.to_dict("records") and not there.moved.empty
+    assert "| −FD |" in field_moves(fresh)

@@ -16,9 +16,9 @@ builds a warehouse file from the folder, which the results document reads like
 any other.
 
 The same holds, one folder per experiment warehouse, for evaluation episodes
-(`archive_runs` / `restore_runs`): the runs, their episodes' outcomes and the
-doc sets' names, without traces, calls, answers or errors (those quote the
-benchmark's tasks). An episode re-scored since it was archived takes its new
+(`archive_runs` / `restore_runs`): the runs, their episodes' outcomes, the
+doc sets' names and the field study's rows, without traces, calls, answers or
+errors (those quote the benchmark's tasks). An episode re-scored since it was archived takes its new
 score into the archive. Restored into a fresh warehouse, they let a long
 experiment resume where the last session stopped — the runner reuses a stored
 episode by its content-hashed id — and the sections built from episode
@@ -49,6 +49,9 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "run_episodes": (("run_id", "episode_id"), ()),
     "doc_sets": (("docset_id",), ()),
     "episodes": (("episode_id",), ("calls", "final_answer", "error")),
+    # a field study's per-field rows name the runs they pair: restored with them, `study show --why`,
+    # the Field impact page's explanations and the results' moved-task tables work in a fresh checkout
+    "field_impact": (ARCHIVED["field_impact"], ()),
 }
 # the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
 ARCHIVED_SOURCE = "archive"
@@ -168,8 +171,24 @@ def restore_runs(folder: str | Path, wh: Warehouse) -> dict[str, int]:
         # without their calls and traces they cannot be scored again: `rescore` leaves them as stored
         frames["episodes"] = frames["episodes"].assign(source=ARCHIVED_SOURCE)
     before = {t: int(wh.scalar(f"SELECT count(*) FROM {t}") or 0) for t in frames}
-    wh.insert_many(frames)  # rows the warehouse holds already are kept as they are
+    # rows the warehouse holds already are kept as they are (by primary key, or by the archive's key
+    # where the table has none: restoring twice adds nothing)
+    frames = {t: _absent(wh, t, RUN_TABLES[t][0], df) for t, df in frames.items()}
+    wh.insert_many(frames)
     return {t: int(wh.scalar(f"SELECT count(*) FROM {t}") or 0) - n for t, n in before.items()}
+
+
+def _absent(wh: Warehouse, table: str, key: tuple[str, ...], df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `df` whose key `table` does not hold yet."""
+    cols = ", ".join(f'"{c}"' for c in key)
+    held = wh.query(f"SELECT DISTINCT {cols} FROM {table}")
+    if held.empty or df.empty:
+        return df
+
+    def ids(frame: pd.DataFrame) -> pd.Series:  # one text per key (timestamps of either resolution)
+        return frame[list(key)].astype(str).agg("\x1f".join, axis=1)
+
+    return df[~ids(df).isin(set(ids(held)))]
 
 
 def open_archive(folder: str | Path, into: str | Path) -> Warehouse:
