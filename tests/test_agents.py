@@ -107,7 +107,8 @@ def test_a_local_models_runtime_is_part_of_the_configuration_identity(monkeypatc
     assert hosted.config_id == content_hash("agent_config", hosted.to_json())  # hosted ids are unchanged
     config = AgentConfig(model="local/qwen2.5-coder-0.5b")
     before = config.config_id
-    assert config.identity()["runtime"] == local.cache_salt(config.model, kernels=False)  # CPU kernels: not identity
+    # the CPU kernels are not part of the identity
+    assert config.identity()["runtime"] == local.cache_salt(config.model, kernels=False)
     monkeypatch.setattr(local, "GRAMMAR_VERSION", "g-test")
     assert AgentConfig(model="local/qwen2.5-coder-0.5b").config_id != before
 
