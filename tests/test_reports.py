@@ -202,3 +202,41 @@ def test_a_field_paired_with_an_original_run_measured_again_drops_out_until_re_m
     assert set(current["field"]) == {"TN", "IPD"}  # IPD names no run: kept as it was
     assert current.set_index("field").loc["TN", "delta_pp"] == -8.3
     assert {r["field"] for r in field_impacts(wh, "workbench", "local/m", "react")} == {"TN", "IPD"}
+
+
+def test_a_section_carried_from_before_a_measurement_change_says_so(monkeypatch) -> None:
+    """Results carried over from before a change to what an episode measures name that change."""
+    from datetime import UTC, datetime
+
+    from core.reports import results
+
+    monkeypatch.setattr(
+        results, "MEASUREMENT_CHANGES", ((datetime(2026, 1, 2, 12, 0, tzinfo=UTC), "a new seeding"),)
+    )
+
+    def doc(when: str, body: str) -> str:
+        return (
+            f"# Results\n\nRegenerated from the warehouse file(s) `a.duckdb`, `b.duckdb` by `docschisel "
+            f"results` on {when} UTC. Do not edit by hand.\n\n## Method comparison\n\n{body}\n"
+        )
+
+    provenance, old = results.previous_sections(doc("2026-01-01 09:00", "| OG | 50 |"))
+    first = results.carried(old["Method comparison"], provenance)
+    assert first.startswith(
+        "_Carried over unchanged from the results of 2026-01-01 09:00 UTC (warehouse file(s) `a.duckdb`, "
+        "`b.duckdb`), measured before these changes, so re-running the experiment measures them again: "
+        "a new seeding (since 2026-01-02 12:00 UTC): no warehouse given here holds these runs._"
+    )
+    # carried again from a later document: one marker, the first provenance, the change still named
+    provenance, old = results.previous_sections(doc("2026-01-03 09:00", first))
+    again = results.carried(old["Method comparison"], provenance)
+    assert again == first and again.count("_Carried over") == 1 and again.endswith("| OG | 50 |")
+    # a section carried before the change was known is named outdated once it is
+    plain = (
+        "_Carried over unchanged from the results of 2026-01-01 09:00 UTC (warehouse file(s) `a.duckdb`): no "
+    )
+    plain += "warehouse given here holds these runs._\n\n| OG | 50 |"
+    assert "a new seeding (since 2026-01-02 12:00 UTC)" in results.carried(plain, "later")
+    # measured after the change: nothing to say
+    provenance, old = results.previous_sections(doc("2026-01-02 13:00", "| OG | 50 |"))
+    assert "measured before" not in results.carried(old["Method comparison"], provenance)
