@@ -156,7 +156,7 @@ def import_workbench(data_dir: str | None, warehouse: str | None) -> None:
 )
 @_warehouse_option
 def archive_cmd(folder: str, warehouse: str | None) -> None:
-    """Keep the runs and episode outcomes (no traces, calls or answers) in a versionable folder.
+    """Keep the runs, episode outcomes and field-study rows (no traces, calls or answers) in a versionable folder.
 
     A fresh checkout restores them with `warehouse restore` and resumes the
     experiment where it stopped: stored episodes are reused by their id.
@@ -182,7 +182,7 @@ def archive_cmd(folder: str, warehouse: str | None) -> None:
 )
 @_warehouse_option
 def restore_cmd(folder: str, warehouse: str | None) -> None:
-    """Insert archived runs and episode outcomes into the warehouse (rows it holds are kept)."""
+    """Insert archived runs, episode outcomes and field-study rows into the warehouse (rows it holds are kept)."""
     from core.warehouse import Warehouse
     from core.warehouse.archive import ArchiveError, restore_runs
 
