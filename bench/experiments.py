@@ -201,11 +201,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # itself); the field study's variants add mechanical text (its usage guideline for create_plot
     # repeats the description), an optimizer reading the failed traces can say when to call it.
     # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, ~1,080
-    # at ~30 s (Qwen 0.5B on WorkBench, 2.7 calls per episode with the state cache, measured in the
-    # field study): ~9 h on one core, resumable.
+    # at 30-40 s (Qwen 0.5B on WorkBench, measured in the field study: 2.7 calls per episode; a first
+    # call whose prefix is cached takes 1-4 s, a later one 20-30 s, since it reads the ~1,700-token
+    # observation the analytics tools return): ~9-12 h on one core, resumable.
     "compare-workbench-analytics": (
         1080,
-        9.0,
+        10.5,
         [
             "compare --benchmark workbench --domain analytics --methods og,et,dc --optimizer-model evidence "
             "--opt-runs 1 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
