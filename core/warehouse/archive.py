@@ -186,7 +186,11 @@ def _absent(wh: Warehouse, table: str, key: tuple[str, ...], df: pd.DataFrame) -
         return df
 
     def ids(frame: pd.DataFrame) -> pd.Series:  # one text per key (timestamps of either resolution)
-        return frame[list(key)].astype(str).agg("\x1f".join, axis=1)
+        text = frame[list(key)].astype(str)
+        out = text.iloc[:, 0]
+        for col in text.columns[1:]:  # column-wise: an archive holds hundreds of thousands of episodes
+            out = out + "\x1f" + text[col]
+        return out
 
     return df[~ids(df).isin(set(ids(held)))]
 
