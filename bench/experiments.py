@@ -158,14 +158,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         10.0,
         [_compare(d, "og,et,dc", "--optimizer-model evidence", 3) for d in API_BANK_GROUPS],
     ),
-    #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM (Qwen 1.5B, <= 3 traces
-    #     diagnosed per iteration: ~8 model calls per iteration)
+    #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM with Qwen 1.5B and with
+    #     Qwen 0.5B as the optimizer model (<= 3 traces diagnosed per iteration: ~8 model calls per
+    #     iteration): Table IV's three optimizers (evidence engine, 0.5B, 1.5B) for the same target agent.
+    #     The 0.5B optimizer's DC run adds ~600 episodes (its optimization and 3 evaluations), ~1.5 h.
     "compare-api-bank-2": (
-        2600,
-        6.0,
+        3200,
+        7.5,
         [
             _compare(
-                d, "og,et,dc,gepa", f"--optimizer-model evidence --optimizer-model {Q15} --max-traces 3", 1
+                d,
+                "og,et,dc,gepa",
+                f"--optimizer-model evidence --optimizer-model {Q15} --optimizer-model {Q05} --max-traces 3",
+                1,
             )
             for d in API_BANK_GROUPS
         ],
