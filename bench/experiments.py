@@ -202,9 +202,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # and DC-evidence (the later 3 x 3 stage reuses all of it, its run 0 is this run). Analytics' domain
     # TS (~40 % for Qwen 0.5B) comes from its conditional tasks whose condition is false: 40 of its 120
     # tasks have no gold call and pass when the agent writes nothing. The tasks with a gold call all
-    # need create_plot, which Qwen 0.5B never got right in the field study (0 of 195 episodes over
-    # every doc variant): it describes a chart in text, or calls create_plot with a wrong end date (the
-    # gold ends "since ..." ranges yesterday, a convention no doc states) or value name. Its mean
+    # need create_plot, which Qwen 0.5B never got right (0 of 195 episodes: the field study's doc
+    # variants and one paired check): it describes a chart in text, or calls create_plot with a wrong
+    # end date (the gold ends "since ..." ranges yesterday, a convention no doc states) or value name.
+    # Its mean
     # call-level partial credit there was 0.16, at the edge of the headroom band's 0.15: whether
     # create_plot is optimized at all is decided by the profile on its opt/val tasks (the comparison
     # stops with "no tool ... in the headroom band" otherwise, keeping the profile's episodes). Run it
