@@ -205,11 +205,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # need create_plot, which Qwen 0.5B never got right (0 of 195 episodes: the field study's doc
     # variants and one paired check): it describes a chart in text, or calls create_plot with a wrong
     # end date (the gold ends "since ..." ranges yesterday, a convention no doc states) or value name.
-    # Its mean
-    # call-level partial credit there was 0.16, at the edge of the headroom band's 0.15: whether
-    # create_plot is optimized at all is decided by the profile on its opt/val tasks (the comparison
-    # stops with "no tool ... in the headroom band" otherwise, keeping the profile's episodes). Run it
-    # after the API-Bank stage 1, where DocsChisel has tools with headroom.
+    # Its mean call-level partial credit there was 0.16, at the edge of the headroom band's 0.15:
+    # whether create_plot is optimized at all is decided by the profile on its opt/val tasks (the
+    # comparison stops with "no tool ... in the headroom band" otherwise, keeping the profile's
+    # episodes). Run it after the API-Bank stage 1, where DocsChisel has tools with headroom.
     # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, ~1,080
     # at 30-40 s (Qwen 0.5B on WorkBench, measured in the field study: 2.7 calls per episode; a first
     # call whose prefix is cached takes 1-4 s, a later one 20-30 s, since it reads the ~1,700-token
