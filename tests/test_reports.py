@@ -210,9 +210,8 @@ def test_a_section_carried_from_before_a_measurement_change_says_so(monkeypatch)
 
     from core.reports import results
 
-    monkeypatch.setattr(
-        results, "MEASUREMENT_CHANGES", ((datetime(2026, 1, 2, 12, 0, tzinfo=UTC), "a new seeding"),)
-    )
+    change = results.MeasurementChange(datetime(2026, 1, 2, 12, 0, tzinfo=UTC), "a new seeding", ("Speed",))
+    monkeypatch.setattr(results, "MEASUREMENT_CHANGES", (change,))
 
     def doc(when: str, body: str) -> str:
         return (
@@ -221,7 +220,7 @@ def test_a_section_carried_from_before_a_measurement_change_says_so(monkeypatch)
         )
 
     provenance, old = results.previous_sections(doc("2026-01-01 09:00", "| OG | 50 |"))
-    first = results.carried(old["Method comparison"], provenance)
+    first = results.carried(old["Method comparison"], provenance, "Method comparison")
     assert first.startswith(
         "_Carried over unchanged from the results of 2026-01-01 09:00 UTC (warehouse file(s) `a.duckdb`, "
         "`b.duckdb`), measured before these changes, so re-running the experiment measures them again: "
@@ -229,7 +228,7 @@ def test_a_section_carried_from_before_a_measurement_change_says_so(monkeypatch)
     )
     # carried again from a later document: one marker, the first provenance, the change still named
     provenance, old = results.previous_sections(doc("2026-01-03 09:00", first))
-    again = results.carried(old["Method comparison"], provenance)
+    again = results.carried(old["Method comparison"], provenance, "Method comparison")
     assert again == first and again.count("_Carried over") == 1 and again.endswith("| OG | 50 |")
     # a section carried before the change was known is named outdated once it is
     plain = (
@@ -237,6 +236,9 @@ def test_a_section_carried_from_before_a_measurement_change_says_so(monkeypatch)
     )
     plain += "warehouse given here holds these runs._\n\n| OG | 50 |"
     assert "a new seeding (since 2026-01-02 12:00 UTC)" in results.carried(plain, "later")
-    # measured after the change: nothing to say
+    # a section the change left as it was, or measured after the change: nothing to say
+    early, _ = results.previous_sections(doc("2026-01-01 09:00", ""))
+    assert "measured before" in results.carried("| tok/s | 70 |", early, "Latency")
+    assert "measured before" not in results.carried("| tok/s | 70 |", early, "Speed")
     provenance, old = results.previous_sections(doc("2026-01-02 13:00", "| OG | 50 |"))
-    assert "measured before" not in results.carried(old["Method comparison"], provenance)
+    assert "measured before" not in results.carried(old["Method comparison"], provenance, "Method comparison")
