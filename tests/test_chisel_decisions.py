@@ -197,3 +197,39 @@ def test_selection_weighs_validation_and_the_optimization_rerun_by_their_episode
     assert chosen.doc == d0.add("UG", "b")
     # the paper's rule looks at validation only
     assert select(d0, 5 / 12, [Candidate(d0.add("UG", "a"), val_up_opt_down, 5, 1)], "paper").doc != d0
+
+
+def test_every_tool_is_judged_on_the_same_no_call_validation_tasks_of_its_domain() -> None:
+    """judged_groups pools, then adds a seeded sample of the domain's no-call validation tasks (never test)."""
+    from core.benchmarks.base import Call, Task
+    from core.chisel.decisions import guard_validation, judged_groups
+    from core.chisel.profile import ToolTasks
+
+    def task(i: str, domain: str = "d", tool: str | None = None) -> Task:
+        return Task(i, domain, "q", (Call(tool, {}),) if tool else (), (tool,) if tool else ())
+
+    class Parts:
+        parts = {"o1": "opt", "v1": "val", "v2": "val", "n1": "val", "n2": "val", "n3": "val", "t1": "test"}
+
+        def tasks(self, tasks, part):
+            return [t for t in tasks if self.parts.get(t.task_id) == part]
+
+    tasks = [
+        task("o1", tool="a"),
+        task("v1", tool="a"),
+        task("v2", tool="b"),
+        task("n1"),
+        task("n2"),
+        task("n3"),
+        task("t1"),
+        task("x1", domain="e"),
+    ]
+    groups = {"d": [ToolTasks("a", "d", [tasks[0]], [tasks[1]]), ToolTasks("b", "d", [], [tasks[2]])]}
+    judged = judged_groups(groups, tasks, Parts(), min_val=0, guard_val=2, seed=0)
+    vals = {tt.tool: [t.task_id for t in tt.val] for tt in judged["d"]}
+    guard_a = set(vals["a"]) - {"v1"}
+    assert len(guard_a) == 2 and guard_a <= {"n1", "n2", "n3"}  # no test task, no other domain's task
+    assert set(vals["b"]) - {"v2"} == guard_a  # the same sample for every tool: profiled once
+    assert judged_groups(groups, tasks, Parts(), 0, 0) == {"d": groups["d"]}  # off: unchanged
+    assert guard_validation(groups["d"], [tasks[3]], 4)[0].val == [tasks[3], tasks[1]]  # in task-id order
+    assert guard_validation(groups["d"], [tasks[1]], 4)[0] == groups["d"][0]  # already there

@@ -15,7 +15,7 @@ from functools import partial
 import pytest
 
 from core.agents.base import AgentConfig
-from core.benchmarks.base import Call
+from core.benchmarks.base import Call, Task
 from core.benchmarks.splits import get_or_create_split
 from core.chisel import OptimizeConfig, export_docset, resolve_docset
 from core.chisel.access import GroundTruth, GroundTruthLeak
@@ -344,3 +344,69 @@ def test_optimization_runs_with_different_seeds_are_independent(tmp_path) -> Non
         "SELECT iteration, doc_id FROM candidates WHERE run_id = ? ORDER BY iteration", [again.run_id]
     )
     assert [doc for _, doc in rows] == sequences[0]
+
+
+class IdleShop(ShopBench):
+    """The toy shop plus conditional requests whose condition is false: the right outcome is no call."""
+
+    def __init__(self) -> None:
+        super().__init__(n=24, quote_tasks=6)
+        self._tasks += [
+            Task(f"idle-{i:03d}", "shop", f"If item{i} is out of stock, order one (it is in stock).", (), ())
+            for i in range(12)
+        ]
+
+
+class EagerReader(DocReadingAgent):
+    """The literal reader, who also orders on the idle requests once the order doc says when to use it."""
+
+    def run(self, ctx):
+        if not ctx.task.gold:
+            doc = {d.tool: d for d in ctx.docs}["shop.order"]
+            if doc.has("UG") or doc.has("UE"):
+                ctx.execute(Call("shop.order", {"item": "item0", "qty": 1, "date": "2024-02-01"}))
+                return "ordered"
+            return "nothing to do"
+        return super().run(ctx)
+
+
+def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be_done(tmp_path) -> None:
+    """Without the guard the usage example that fixes the orders is selected; with it, it is rejected."""
+    from core.warehouse import Warehouse
+
+    def run(guard: int, name: str):
+        wh = Warehouse(tmp_path / f"{name}.duckdb")
+        config = OptimizeConfig(
+            benchmark="shop",
+            agent=AGENT,
+            iterations=4,
+            engine="evidence",
+            tools=("shop.order",),
+            guard_val_tasks=guard,
+        )
+        return wh, optimize(wh, config, benchmark=IdleShop(), agent_factory=EagerReader)
+
+    _, unguarded = run(0, "unguarded")
+    doc = unguarded.docset["shop.order"]
+    assert doc.has("UE") or doc.has("UG")  # it fixes every order task and breaks every idle one
+    wh, guarded = run(4, "guarded")
+    order = guarded.tools[0]
+    assert not (guarded.docset["shop.order"].has("UE") or guarded.docset["shop.order"].has("UG"))
+    idle_val = wh.query(
+        """SELECT DISTINCT e.task_id FROM episodes e JOIN run_episodes re USING (episode_id)
+           JOIN runs r ON r.run_id = re.run_id WHERE r.kind = 'chisel-profile' AND e.task_id LIKE 'idle-%'"""
+    )["task_id"].tolist()
+    split = get_or_create_split(wh, "shop/v1", IdleShop().tasks(), seed=0)
+    assert 0 < len(idle_val) <= 4  # a seeded sample of the domain's no-call validation tasks
+    assert set(idle_val) <= set(split.ids("val"))  # validation tasks only, never test
+    rejected = wh.scalar(
+        "SELECT count(*) FROM candidates WHERE run_id = ? AND NOT accepted", [guarded.run_id]
+    )
+    assert rejected >= 1 and order.base_val_ts > 0  # the idle tasks pass with the original docs
+    assert (
+        json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [guarded.run_id]))["guard_val_tasks"]
+        == 4
+    )
+    assert "guard_val_tasks" not in json.loads(
+        Warehouse(tmp_path / "unguarded.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
+    )  # runs without the guard keep the ids they had before it existed

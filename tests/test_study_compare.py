@@ -384,7 +384,8 @@ def test_dashboard_points_follow_the_comparison_methods(compared) -> None:
 
 def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
     """With a tool cap, EasyTool rewrites only DocsChisel's tools and the test tasks are the ones using them."""
-    from core.study.compare_spec import compare_tasks, compared_tools
+    from core.study.compare_report import guard_frame, markdown, stored_comparisons, text
+    from core.study.compare_spec import compare_tasks, compared_tools, guard_tasks
     from core.warehouse import Warehouse
 
     wh = Warehouse(tmp_path / "tools.duckdb")
@@ -403,7 +404,36 @@ def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
     assert compared_tools(wh, s, bench) == ["shop.order"]  # the tool with the most opt/val tasks
     _, tasks = compare_tasks(wh, s, bench)
     assert tasks and all("shop.order" in t.tools for t in tasks)
-    run_compare(wh, s, bench=bench, agent_factory=NoisyReader, embedder=fake_embedder)
+    seen: list[tuple[int, int]] = []
+    result = run_compare(
+        wh,
+        s,
+        bench=bench,
+        agent_factory=NoisyReader,
+        embedder=fake_embedder,
+        progress=lambda done, total, _msg: seen.append((done, total)),
+    )
+    assert seen[-1][0] == seen[-1][1]  # the recount with the guard still ends where it says
+    # the regression guard: the quote tasks of the test part, which no compared tool is used in,
+    # evaluated for every method in runs of their own and reported apart
+    guard_ids = guard_tasks(wh, s, bench, ["shop.order"])
+    assert guard_ids and all(t.tools == ("shop.quote",) for t in guard_ids)
+    assert not {t.task_id for t in guard_ids} & set(result.task_ids)
+    stored = stored_comparisons(wh, result.compare_id)[0]
+    guard = stored.detail["guard"]
+    assert guard["task_ids"] == [t.task_id for t in guard_ids]
+    assert {r["method"] for r in guard["methods"]} == {"og", "et", "dc"}
+    assert all("delta" in r and "lost" in r for r in guard["methods"] if r["method"] != "og")
+    guard_runs = wh.query(
+        """SELECT json_extract_string(r.config, '$.method') AS method, list(DISTINCT e.task_id) AS tasks
+           FROM runs r JOIN run_episodes re ON re.run_id = r.run_id JOIN episodes e USING (episode_id)
+           WHERE r.kind = 'compare-guard' GROUP BY ALL"""
+    )
+    assert set(guard_runs["method"]) == {"og", "et", "dc"}
+    assert all(sorted(t) == guard["task_ids"] for t in guard_runs["tasks"])
+    assert all(set(tasks) == set(result.task_ids) for tasks in _compare_runs(wh, result.compare_id)["tasks"])
+    assert "Regression guard" in markdown(stored) and "regression guard" in text(stored)
+    assert not guard_frame(stored).empty
     original = bench.original_docs()
     et_id = wh.scalar("SELECT docset_id FROM doc_sets WHERE origin = 'easytool'")
     et = wh.load_docset(et_id)
@@ -458,6 +488,24 @@ def test_spec_rejects_bad_input() -> None:
         CompareSpec(eval_runs=0)
     assert CompareSpec(methods=("dc", "og")).compare_id == CompareSpec(methods=("og", "dc")).compare_id
     assert CompareSpec(optimizer_models=("a", "b")).dc_variants() == [("dc", "a"), ("dc:b", "b")]
+    with pytest.raises(ValueError, match="guard"):
+        CompareSpec(guard_limit=-1)
+
+
+def test_the_cli_defaults_are_the_library_defaults() -> None:
+    """The CLI spells its defaults as literals (it loads no model stack); they must not drift."""
+    from core.chisel.config import GUARD_VAL_TASKS, MIN_VAL_TASKS
+    from core.cli.compare import command as compare_command
+    from core.cli.optimize import command as optimize_command
+    from core.study.compare_spec import GUARD_LIMIT
+
+    def default(cmd, name):
+        return next(p.default for p in cmd.params if p.name == name)
+
+    for cmd in (compare_command, optimize_command):
+        assert default(cmd, "guard_val_tasks") == GUARD_VAL_TASKS
+        assert default(cmd, "min_val_tasks") == MIN_VAL_TASKS
+    assert default(compare_command, "guard_limit") == GUARD_LIMIT
 
 
 # --------------------------------------------------------------------------- CLI

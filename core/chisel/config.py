@@ -12,6 +12,7 @@ from core.agents.base import AgentConfig
 ALGORITHM_VERSION = "docschisel-7"  # 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
+GUARD_VAL_TASKS = 4
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class OptimizeConfig:
     # A tool with fewer validation tasks is judged on its domain's pooled validation tasks
     # (0: never pool, the paper's setting; the CLI and the comparison harness default to MIN_VAL_TASKS).
     min_val_tasks: int = 0
+    # Every tool's validation also holds up to this many of its domain's validation tasks whose ground
+    # truth calls no tool (0: none, the paper's setting; the CLI and the comparison harness default to
+    # GUARD_VAL_TASKS). A doc that pushes the agent to call its tool ("call it whenever…") fixes the
+    # tool's own tasks and breaks the requests where nothing should be done; only those tasks show it.
+    guard_val_tasks: int = 0
     # Rank operations by a stored field-impact study of the same benchmark, backbone and paradigm
     # (core.chisel.priors); without such a study in the warehouse this changes nothing.
     priors: bool = True
@@ -58,6 +64,8 @@ class OptimizeConfig:
             raise ValueError("iterations must be >= 0")
         if self.repeats < 1:
             raise ValueError("repeats must be >= 1")
+        if self.guard_val_tasks < 0:
+            raise ValueError("guard_val_tasks must be >= 0")
         if self.selection not in ("evidence", "paper"):
             raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
         if self.headroom is not None:
@@ -81,6 +89,8 @@ class OptimizeConfig:
     def key(self, benchmark_key: str, engine: str, optimizer_model: str) -> dict[str, Any]:
         d = asdict(self)
         d.pop("name")
+        if not d["guard_val_tasks"]:  # runs without a guard keep the ids they had before it existed
+            d.pop("guard_val_tasks")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

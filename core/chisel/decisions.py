@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from core.benchmarks.base import Task
+from core.benchmarks.splits import Split
 from core.chisel.profile import ToolTasks
 from core.chisel.types import Evaluation
 from core.docs import ToolDoc
@@ -110,6 +112,54 @@ def pool_validation(items: Sequence[ToolTasks], min_val: int, seed: int = 0) -> 
         extra = others[: max(0, min_val - len(tt.val))]
         out.append(tt if not extra else replace(tt, val=sorted([*tt.val, *extra], key=lambda t: t.task_id)))
     return out
+
+
+def guard_validation(
+    items: Sequence[ToolTasks], guard: Sequence[Task], limit: int, seed: int = 0
+) -> list[ToolTasks]:
+    """Every tool's validation gets a seeded sample of `guard`, the domain's tasks whose ground truth calls no tool.
+
+    Pooling (above) adds tasks of other tools; none of them is a request
+    where the right action is to do nothing ("if X rose, plot it" when X did
+    not rise). A candidate that pushes the agent to call its tool fixes the
+    tool's own failures and breaks exactly those requests, and the acceptance
+    rule can only see it when they are in the validation batch. The same
+    sample for every tool of the domain, so the profile runs each once.
+    """
+    if not limit or not guard:
+        return list(items)
+    chosen = sorted(guard, key=lambda t: content_hash("guard", seed, t.task_id))[:limit]
+    out = []
+    for tt in items:
+        own = {t.task_id for t in tt.val}
+        extra = [t for t in chosen if t.task_id not in own]
+        out.append(tt if not extra else replace(tt, val=sorted([*tt.val, *extra], key=lambda t: t.task_id)))
+    return out
+
+
+def judged_groups(
+    groups: Mapping[str, Sequence[ToolTasks]],
+    tasks: Sequence[Task],
+    split: Split,
+    min_val: int,
+    guard_val: int,
+    seed: int = 0,
+) -> dict[str, list[ToolTasks]]:
+    """Domain -> tools with the validation tasks a candidate is judged on: pooled, then guarded.
+
+    One function for DocsChisel and for GEPA beside it, so both optimizers
+    accept candidates on the same validation tasks.
+    """
+    no_call: dict[str, list[Task]] = {}
+    for t in split.tasks(tasks, "val"):
+        if not t.tools:
+            no_call.setdefault(t.domain, []).append(t)
+    return {
+        domain: guard_validation(
+            pool_validation(items, min_val, seed), no_call.get(domain, []), guard_val, seed
+        )
+        for domain, items in groups.items()
+    }
 
 
 def accepted(val_ts: float, base_val_ts: float) -> bool:

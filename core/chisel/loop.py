@@ -33,7 +33,14 @@ from core.benchmarks.splits import Split, get_or_create_split
 from core.chisel import lineage
 from core.chisel.access import GroundTruth
 from core.chisel.config import OptimizeConfig
-from core.chisel.decisions import Candidate, ToolProfile, judge, outside_headroom, pool_validation, select
+from core.chisel.decisions import (
+    Candidate,
+    ToolProfile,
+    judge,
+    judged_groups,
+    outside_headroom,
+    select,
+)
 from core.chisel.engines import make_engine
 from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
 from core.chisel.introspect import read_only_tools, signature
@@ -144,6 +151,7 @@ class Optimizer:
             max_val=cfg.max_val_tasks,
             seed=cfg.seed,
         )
+        groups = judged_groups(groups, tasks, split, cfg.min_val_tasks, cfg.guard_val_tasks, cfg.seed)
         gt = GroundTruth(self.wh, self.run_id, split, all_tasks, allowed=("opt",))
         study_rows = (
             reads.field_impacts(self.wh, cfg.benchmark, cfg.agent.model, cfg.agent.paradigm)
@@ -160,7 +168,6 @@ class Optimizer:
         done = 0
         for domain, items in groups.items():
             memory = DomainMemory(domain, enabled=cfg.memory)
-            items = pool_validation(items, cfg.min_val_tasks, cfg.seed)
             t0 = time.monotonic()
             priors = priors_from_rows(study_rows, domain)
             self._steps = (done, total_tools)

@@ -98,6 +98,16 @@ headroom_option = click.option(
     "'none' optimizes every tool.",
 )
 
+guard_val_option = click.option(
+    "--guard-val-tasks",
+    type=click.IntRange(min=0),
+    default=4,  # core.chisel.config.GUARD_VAL_TASKS (a literal: the CLI loads no model stack)
+    show_default=True,
+    help="DocsChisel: validation tasks of the domain whose right outcome is to call no tool, added to every "
+    "tool's validation, so a doc that makes the agent act when nothing should be done is not accepted "
+    "(0: none).",
+)
+
 BENCHMARK_HELP = (
     "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder | "
     "mcp:<server command> or mcp+http://host:port/mcp (with --tasks)."

@@ -12,6 +12,7 @@ from core.cli.common import (
     benchmark_option,
     data_dir_option,
     executor_options,
+    guard_val_option,
     headroom_option,
     open_warehouse,
     split_csv,
@@ -111,6 +112,15 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     default=4,
     help="DocsChisel: a tool with fewer validation tasks is judged on its domain's pooled ones (0: never).",
 )
+@guard_val_option
+@click.option(
+    "--guard-limit",
+    type=click.IntRange(min=0),
+    default=12,  # core.study.compare_spec.GUARD_LIMIT
+    show_default=True,
+    help="Regression guard: test tasks of the domains that use none of the compared tools (those whose "
+    "right outcome is to call nothing included), evaluated for every method and reported apart (0: none).",
+)
 @click.option("--no-memory-ablation", is_flag=True, help="Skip the DocsChisel run without memory (Fig. 10).")
 @click.option(
     "--curve-eval-runs",
@@ -176,6 +186,8 @@ def command(ctx: click.Context, **opts) -> None:
         headroom=opts["headroom"],
         profile_repeats=opts["profile_repeats"],
         min_val_tasks=opts["min_val_tasks"],
+        guard_val_tasks=opts["guard_val_tasks"],
+        guard_limit=opts["guard_limit"],
     )
     wh = open_warehouse(opts["warehouse"])
     progress, cancelled = job_hooks(wh)

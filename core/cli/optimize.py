@@ -10,6 +10,7 @@ from core.cli.common import (
     benchmark_option,
     data_dir_option,
     executor_options,
+    guard_val_option,
     headroom_option,
     open_warehouse,
     split_csv,
@@ -63,6 +64,7 @@ from core.cli.common import (
     default=4,
     help="A tool with fewer validation tasks is judged on its domain's pooled validation tasks (0: never).",
 )
+@guard_val_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
 @click.option(
@@ -101,6 +103,7 @@ def command(
     temperature: float,
     headroom: tuple[float, float] | None,
     min_val_tasks: int,
+    guard_val_tasks: int,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
@@ -150,6 +153,7 @@ def command(
         selection=selection,
         headroom=headroom,
         min_val_tasks=min_val_tasks,
+        guard_val_tasks=guard_val_tasks,
         name=name,
     )
     progress, cancelled = job_hooks(wh)

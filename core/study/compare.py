@@ -54,6 +54,7 @@ from core.study.compare_rows import (
     Point,
     curve_row,
     flip_rows,
+    guard_summary,
     method_rows,
     never_solved,
     per_task_outcomes,
@@ -67,6 +68,7 @@ from core.study.compare_spec import (
     compare_tasks,
     compared_tools,
     engine_for,
+    guard_tasks,
     optimization_agent,
     reflection_model,
 )
@@ -154,25 +156,33 @@ class Harness:
         self.tools: list[str] | None = None
 
     # ------------------------------------------------------------------ progress
-    def planned_steps(self) -> int:
+    def planned_steps(self, guard: bool = False) -> int:
         """How many steps `run()` takes: one per produced doc set, evaluation run and curve point.
 
         Counted up front from the spec so a progress bar has a fixed end; a
-        resumed comparison passes through its stored steps quickly.
+        resumed comparison passes through its stored steps quickly. `guard`:
+        with regression-guard tasks, whose evaluation runs count too (`run()`
+        recounts once it knows whether there are any).
         """
         spec = self.spec
         baselines = sum(1 for m in spec.methods if m in BASELINE_OF or m == "gepa")
         variants = len(spec.dc_variants()) if "dc" in spec.methods else 0
-        steps = (baselines + variants) * spec.opt_runs
-        steps += (spec.eval_runs if "og" in spec.methods else 0) + (
-            baselines + variants
-        ) * spec.opt_runs * spec.eval_runs
+        steps = (baselines + variants) * spec.opt_runs + self.evaluation_steps()
+        if guard:  # the regression guard: every evaluation run again on the guard tasks
+            steps += self.evaluation_steps()
         if variants and spec.curve_eval_runs:
             series = 2 if spec.memory_ablation else 1
             steps += spec.opt_runs * (spec.iterations + 1) * series + (
                 spec.opt_runs if spec.memory_ablation else 0
             )
         return steps
+
+    def evaluation_steps(self) -> int:
+        """Evaluation runs on the test tasks: OG's, then every other method's per optimization run."""
+        spec = self.spec
+        produced = sum(1 for m in spec.methods if m in BASELINE_OF or m == "gepa")
+        produced += len(spec.dc_variants()) if "dc" in spec.methods else 0
+        return (spec.eval_runs if "og" in spec.methods else 0) + produced * spec.opt_runs * spec.eval_runs
 
     def _step(self, message: str) -> None:
         """Count one finished step, report it, and stop here when cancellation was asked for."""
@@ -262,6 +272,8 @@ class Harness:
                 max_opt=spec.max_opt_tasks,
                 max_val=spec.max_val_tasks,
                 limit_tools=spec.limit_tools,
+                min_val=spec.min_val_tasks,
+                guard_val=spec.guard_val_tasks,
                 seed=s,
             )
             budget, source = episode_budget(
@@ -379,6 +391,26 @@ class Harness:
                 self._step(f"curve {series} s{entry.opt_run} k={b.budget}")
         return rows
 
+    def guard(self, entries: dict[str, list[Entry]], tasks: Sequence[Task]) -> dict[str, list[Point]]:
+        """Every method's doc sets on the regression-guard tasks, evaluated as on the test tasks.
+
+        Runs of kind `compare-guard`, so no reader mixes them into the main
+        result; their episodes are the same (benchmark, task, doc set, agent,
+        repeat) identities as any other, so a resumed comparison reuses them.
+        """
+        out: dict[str, list[Point]] = {}
+        if not tasks:
+            return out
+        for method, es in entries.items():
+            out[method] = []
+            for entry in es:
+                for j in range(self.spec.eval_runs):
+                    p = self.evaluate(method, entry, j, tasks, "compare-guard")
+                    self.log(f"  guard {method} s{entry.opt_run} e{j}: TS {p.ts:6.1%}")
+                    out[method].append(p)
+                    self._step(f"guard {method} s{entry.opt_run} e{j}")
+        return out
+
     # ------------------------------------------------------------------ efficiency
     def efficiency(self, method: str, entries: Sequence[Entry], tools: Sequence[str]) -> dict[str, Any]:
         """Mean over the method's optimization runs of doc length and per-tool cost (Table III)."""
@@ -447,8 +479,13 @@ class Harness:
             f"comparison {self.cid}: {', '.join(spec.methods)} on {len(tasks)} test tasks "
             f"({len(tools)} tools), {spec.opt_runs} optimization × {spec.eval_runs} evaluation runs"
         )
+        guard = guard_tasks(wh, spec, self.bench, self.tools)
+        self.total = self.planned_steps(guard=bool(guard))
+        if guard:
+            self.log(f"regression guard: {len(guard)} test tasks that use none of the compared tools")
         try:
             entries, optimizer_of, points, curves = self._measure(tasks, original)
+            guard_points = self.guard(entries, guard)
         except CompareCancelled:
             wh.record_comparison_status(
                 self.cid,
@@ -486,6 +523,13 @@ class Harness:
                 "per_task": per_task,
                 "flips": flips,
                 "never_solved": never_solved(per_task, failures),
+                "guard": guard_summary(
+                    guard_points,
+                    {m: reads.task_failures(wh, [p.run_id for p in pts]) for m, pts in guard_points.items()},
+                    [t.task_id for t in guard],
+                )
+                if guard_points
+                else None,
             },
             **header,
         )

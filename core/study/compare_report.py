@@ -288,6 +288,9 @@ def markdown(c: StoredComparison) -> str:
             "Mann–Whitney U of the point distributions, p-values Holm-corrected within each metric:\n\n"
             + table(sig, floatfmt=".2f")
         )
+    guard = guard_part(c)
+    if guard:
+        parts.append(guard)
     parts.append("Efficiency per tool (Table III columns):\n\n" + table(efficiency_frame(c)))
     opt = optimizer_frame(c)
     if not opt.empty:
@@ -300,6 +303,52 @@ def markdown(c: StoredComparison) -> str:
         )
     parts += why_parts(c)
     return "\n\n".join(parts)
+
+
+def guard_frame(c: StoredComparison) -> pd.DataFrame:
+    """The regression guard per method: TS on the guard tasks and, against OG, the paired Δ and lost tasks."""
+    guard = (c.detail or {}).get("guard") or {}
+    rows = guard.get("methods") or []
+    if not rows:
+        return pd.DataFrame()
+    labels = dict(zip(c.methods.get("method", []), c.methods.get("label", []), strict=False))
+    out = []
+    for r in sorted(rows, key=lambda r: (METHOD_ORDER.get(r["method"], len(METHOD_ORDER)), r["method"])):
+        lost = r.get("lost")
+        out.append(
+            {
+                "method": labels.get(r["method"], r["method"]),
+                "TS %": _pct(r.get("ts")),
+                "Δ TS vs OG (pp, 95% CI)": _pp_ci(
+                    pd.Series(
+                        {
+                            "paired_delta": r.get("delta"),
+                            "paired_low": r.get("low"),
+                            "paired_high": r.get("high"),
+                        }
+                    )
+                )
+                if "delta" in r
+                else "",
+                "tasks lost": ", ".join(f"{t} ({(r.get('lost_why') or {}).get(t, '')})" for t in lost)
+                if lost
+                else ("none" if lost is not None else ""),
+                "episodes": r.get("n_episodes"),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def guard_part(c: StoredComparison) -> str | None:
+    frame = guard_frame(c)
+    if frame.empty:
+        return None
+    n = len(((c.detail or {}).get("guard") or {}).get("task_ids") or [])
+    return (
+        f"Regression guard: {n} test tasks of the same domains that use none of the compared tools (requests "
+        "whose right outcome is to call nothing among them). Every method's docs are in the prompt there too; "
+        "a method should not lose them. Reported apart, not in the TS above:\n\n" + table(frame)
+    )
 
 
 def flips_frame(c: StoredComparison, method: str) -> pd.DataFrame:
@@ -339,6 +388,9 @@ def text(c: StoredComparison) -> str:
     sig = significance_frame(c)
     if not sig.empty:
         blocks.append(sig.round(2).to_string(index=False))
+    guard = guard_frame(c)
+    if not guard.empty:
+        blocks.append("regression guard (tasks outside the compared tools):\n" + guard.to_string(index=False))
     blocks.append(efficiency_frame(c).round(2).to_string(index=False))
     for extra in (optimizer_frame(c), curve_frame(c)):
         if not extra.empty:

@@ -300,3 +300,43 @@ def never_solved(
             for why, n in failures.get(m, {}).get(t, {}).items():
                 reasons[why] = reasons.get(why, 0) + n
     return {"tasks": stuck, "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:8])}
+
+
+def guard_summary(
+    points: Mapping[str, Sequence[Point]],
+    failures: Mapping[str, Mapping[str, Mapping[str, int]]],
+    task_ids: Sequence[str],
+    versus: str = "og",
+) -> dict[str, Any]:
+    """The regression guard's result: each method's TS on the guard tasks, paired with the original docs.
+
+    Stored apart from the main rows because these tasks are not what the
+    methods were asked to improve: the question here is only whether a
+    method's docs lose tasks the original docs pass (`lost`), with the
+    paired interval saying how sure that is.
+    """
+    outcomes = per_task_outcomes(points)
+    base = outcomes.get(versus, {}).get("ts", {})
+    rows = []
+    for method, pts in points.items():
+        if not pts:
+            continue
+        row: dict[str, Any] = {
+            "method": method,
+            "ts": float(statistics.fmean(p.ts for p in pts)),
+            "tc": float(statistics.fmean(p.tc for p in pts)),
+            "n_episodes": sum(p.n for p in pts),
+        }
+        if method != versus and base:
+            paired = paired_tasks(outcomes[method]["ts"], base)
+            flips = flip_rows(outcomes, failures, method, versus)
+            row.update(
+                delta=paired["paired_delta"],
+                low=paired["paired_low"],
+                high=paired["paired_high"],
+                lost=[r["task"] for r in flips if r["change"] == "lost"],
+                solved=[r["task"] for r in flips if r["change"] == "solved"],
+                lost_why={r["task"]: r[f"{method} failure"] for r in flips if r["change"] == "lost"},
+            )
+        rows.append(row)
+    return {"task_ids": list(task_ids), "methods": rows}

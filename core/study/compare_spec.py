@@ -15,7 +15,7 @@ from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, select_tasks
 from core.benchmarks.splits import get_or_create_split
-from core.chisel.config import HEADROOM, MIN_VAL_TASKS
+from core.chisel.config import GUARD_VAL_TASKS, HEADROOM, MIN_VAL_TASKS
 from core.study.fields import sample
 from core.warehouse.records import content_hash
 
@@ -32,6 +32,7 @@ LABELS = {
     "gepa": "GEPA",
 }
 BASELINE_OF = {"et": "easytool", "drt": "draft"}
+GUARD_LIMIT = 12  # regression-guard test tasks per comparison (see `guard_tasks`)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ class CompareSpec:
     # DocsChisel profiles and accepts candidates on this many samples per task at the evaluation
     # temperature, each optimization run sampling with its own seed (independent runs)
     profile_repeats: int = 3
+    guard_val_tasks: int = GUARD_VAL_TASKS  # DocsChisel: no-call validation tasks in every tool's validation
+    guard_limit: int = GUARD_LIMIT  # test tasks outside the compared tools, reported apart (`guard_tasks`)
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -88,6 +91,8 @@ class CompareSpec:
             raise ValueError("curve_eval_runs and iterations must be >= 0")
         if self.profile_repeats < 1:
             raise ValueError("profile_repeats must be at least 1")
+        if self.guard_limit < 0 or self.guard_val_tasks < 0:
+            raise ValueError("guard_limit and guard_val_tasks must be >= 0")
         if self.limit_tools is not None and self.limit_tools < 1:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
@@ -232,3 +237,24 @@ def compare_tasks(
     if not chosen:
         raise ValueError(f"no test tasks in {spec.benchmark} for domains {list(spec.domains) or 'all'}")
     return split.split_id, chosen
+
+
+def guard_tasks(warehouse, spec: CompareSpec, bench: Benchmark, tools: list[str] | None) -> list[Task]:
+    """The regression guard: a seeded sample (`guard_limit`) of the domains' test tasks that use none of `tools`.
+
+    When a comparison optimizes some of a domain's tools, its test tasks are
+    the ones whose ground truth uses them; but the new docs are in the
+    agent's prompt on every task of the domain. A doc that says "call it
+    whenever…" can win its tool's tasks and lose the others, above all the
+    requests whose right outcome is to call nothing (40 of WorkBench's 120
+    analytics tasks). Those losses must be measured, on the same held-out
+    test part, and reported beside the main result rather than mixed into
+    it. Empty when every tool is compared (`tools` None) or the guard is off.
+    """
+    if tools is None or not spec.guard_limit:
+        return []
+    all_tasks = bench.tasks()
+    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
+    others = [t for t in domain_tasks if not set(t.tools) & set(tools)]
+    return sample(split.tasks(others, "test"), spec.guard_limit, spec.split_seed)

@@ -24,6 +24,7 @@ from typing import Any
 from core.benchmarks.base import Benchmark
 from core.benchmarks.registry import benchmark_key, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
+from core.chisel.decisions import judged_groups
 from core.chisel.profile import ToolTasks, tool_tasks
 from core.warehouse import reads
 
@@ -38,9 +39,11 @@ def task_groups(
     max_opt: int | None = None,
     max_val: int | None = None,
     limit_tools: int | None = None,
+    min_val: int = 0,
+    guard_val: int = 0,
     seed: int = 0,
 ) -> tuple[Split, list[ToolTasks]]:
-    """(stored split, the tools with their opt / val tasks) exactly as DocsChisel groups them."""
+    """(stored split, the tools with their opt / val tasks) exactly as DocsChisel groups and judges them."""
     all_tasks = bench.tasks()
     split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=split_seed)
     tasks = select_tasks(bench, all_tasks, domains=list(domains) or None)
@@ -54,7 +57,8 @@ def task_groups(
         max_val=max_val,
         seed=seed,
     )
-    return split, [tt for items in groups.values() for tt in items]
+    judged = judged_groups(groups, tasks, split, min_val, guard_val, seed)
+    return split, [tt for items in judged.values() for tt in items]
 
 
 def formula_budget(groups: Sequence[ToolTasks], iterations: int, repeats: int) -> int:

@@ -108,7 +108,7 @@ _METHOD_EPISODES = f"""
         FROM run_episodes re JOIN episodes e USING (episode_id) JOIN doc_sets s ON s.docset_id = e.docset_id
         JOIN runs r ON r.run_id = re.run_id
         WHERE e.benchmark = ? AND e.split = ?
-          AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'chisel-profile', 'chisel-eval')
+          AND r.kind NOT IN ('study', 'optimize', 'compare-curve', 'compare-guard', 'chisel-profile', 'chisel-eval')
           AND {NOT_STUDY}
 """
 

@@ -167,7 +167,14 @@ def stored_comparisons(path: str) -> None:
     c = by_id[cid]
     # lazy: only the open tab's table is built and sent
     tabs = st.tabs(
-        ["TS / TC", "Significance", "Efficiency (Table III)", "Curves (Figs. 9–10)", "Table IV"],
+        [
+            "TS / TC",
+            "Significance",
+            "Efficiency (Table III)",
+            "Curves (Figs. 9–10)",
+            "Table IV",
+            "Regression guard",
+        ],
         key="cmp_stored_tab",
         on_change="rerun",
     )
@@ -177,6 +184,7 @@ def stored_comparisons(path: str) -> None:
         report.efficiency_frame,
         report.curve_frame,
         report.optimizer_frame,
+        report.guard_frame,
     )
     empty = (
         "No methods stored.",
@@ -184,6 +192,7 @@ def stored_comparisons(path: str) -> None:
         "No efficiency rows.",
         "No curves: this comparison ran with no curve evaluations.",
         "One optimizer model only; pass several to compare them.",
+        "No regression guard: every tool of the domains was compared, or the guard was off (--guard-limit 0).",
     )
     for tab, make, none in zip(tabs, frames, empty, strict=True):
         if not tab.open:
