@@ -144,10 +144,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  episodes are reused) and is reported as a comparison of its own; a new local runtime (llama.cpp
     #  build, grammar revision) re-runs everything.
     #  1: OG, EasyTool, DC-evidence; 1 optimization x 3 evaluation runs. Profile (279 + 60 episodes),
-    #     DC ~5 tools x <= 5 iterations x (4 val + ~7 opt) x 3 samples, evaluations 3 x (~30 tasks) x 3.
+    #     DC ~5 tools x <= 5 iterations x (4 val + ~7 opt) x 3 samples, evaluations 3 x (~30 tasks) x 3,
+    #     and the regression guard: per group <= 12 test tasks of the tools left out x 3 methods x 3 runs
+    #     (~220 episodes; API-Bank has no task whose right outcome is no call, so no validation guard).
     "compare-api-bank-1": (
-        2400,
-        4.0,
+        2620,
+        4.4,
         [_compare(d, "og,et,dc", "--optimizer-model evidence", 1) for d in API_BANK_GROUPS],
     ),
     #  1b: the same with 3 independent optimization runs (seeds differ for the agent's sampling and the
@@ -209,13 +211,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # whether create_plot is optimized at all is decided by the profile on its opt/val tasks (the
     # comparison stops with "no tool ... in the headroom band" otherwise, keeping the profile's
     # episodes). Run it after the API-Bank stage 1, where DocsChisel has tools with headroom.
-    # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, ~1,080
+    # ~170 profile + <= ~480 DC + 48 test tasks x 3 methods x 3 runs = 432 evaluation episodes, plus
+    # the regression guard (DocsChisel's candidates also judged on 4 no-call validation tasks x 2 samples
+    # per iteration, <= 48; every method on <= 12 no-call test tasks x 3 runs, 108): ~1,240 episodes
     # at 30-40 s (Qwen 0.5B on WorkBench, measured in the field study: 2.7 calls per episode; a first
     # call whose prefix is cached takes 1-4 s, a later one 20-30 s, since it reads the ~1,700-token
-    # observation the analytics tools return): ~9-12 h on one core, resumable.
+    # observation the analytics tools return): ~10-14 h on one core, resumable.
     "compare-workbench-analytics": (
-        1080,
-        10.5,
+        1240,
+        12.0,
         [
             "compare --benchmark workbench --domain analytics --methods og,et,dc --optimizer-model evidence "
             "--opt-runs 1 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
