@@ -622,3 +622,37 @@ def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(wa
         )
     # the same failure class on the same tool is real evidence against it; elsewhere it is not
     assert considered == {"elsewhere": True, "here": False}
+
+
+def test_a_value_no_request_states_is_written_into_the_parameter_description() -> None:
+    """A convention of the tool's world (plots end yesterday) is stated; one task's value never is."""
+    from core.chisel.engines.synth import implied_value
+
+    since = [(f"Plot visits since November {d}.", "2023-11-29") for d in (2, 5, 9, 17)]
+    stated = [("Plot visits from November 3 to 2023-11-06.", "2023-11-06")]
+    assert implied_value(since + stated) == "2023-11-29"
+    # the requests name it: it is their data, not a convention
+    assert implied_value([(f"end on 2023-11-29, item {i}", "2023-11-29") for i in range(4)]) is None
+    assert implied_value([(f"q{i}", f"2023-11-{i:02d}") for i in range(1, 7)]) is None  # all differ
+    assert implied_value(since[:2]) is None  # too few calls to call it a convention
+    assert implied_value([(q, True) for q, _ in since]) is None  # flags are for PRF / types
+    # a closed set of choices decided by the request (which field to update), however common one is
+    fields = ["event_name"] * 5 + ["event_start"] * 2 + ["duration"] * 2
+    assert implied_value([(f"update meeting {i}", f) for i, f in enumerate(fields)]) is None
+
+
+def test_the_synthesiser_states_an_implied_value_in_ipd(warehouse) -> None:
+    from core.benchmarks.base import Call
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    gold = [
+        (tid, Call("shop.order", {"item": f"item{i}", "qty": 1, "date": "2024-02-29"}))
+        for i, tid in enumerate(ctx.opt_task_ids)
+    ]
+    synth = Synth(ctx, [], DomainMemory("shop"))
+    synth._gold = gold
+    ipd = synth("Refine", "IPD")
+    assert ipd["date"].endswith('If the request does not give it, use "2024-02-29".')
+    assert "If the request" not in ipd.get("item", "")  # a different item in every call: the request's data

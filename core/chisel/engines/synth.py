@@ -89,6 +89,35 @@ def recurring_values(values: Sequence[Any], most: int = 6) -> list[Any]:
     return sorted(counts)
 
 
+def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | None:
+    """The value an argument takes when the request does not state it, from (request, value) pairs.
+
+    Some values are conventions of the tool's world rather than data of a
+    request: WorkBench's plots of "since November 21" end yesterday
+    (2023-11-29) in 72 of its 106 gold calls, and no request says so. An
+    agent cannot read such a value anywhere, and a format does not tell it.
+    Returned when one scalar value is in at least half of `least` or more
+    calls and the requests of at least two thirds of those calls do not
+    contain it; None otherwise. It holds across tasks, so stating it does not
+    teach the agent to copy one task's value. An argument whose values are a
+    small closed set of choices (`recurring_values`: which field to update)
+    is a choice the request decides, not a convention, even when one choice
+    is the most common.
+    """
+    scalars = [(q, v) for q, v in pairs if isinstance(v, str | int | float) and not isinstance(v, bool)]
+    if len(scalars) < least or len(scalars) != len(pairs) or len(recurring_values([v for _, v in pairs])) > 1:
+        return None
+    counts: dict[str, int] = {}
+    for _, v in scalars:
+        counts[json.dumps(v)] = counts.get(json.dumps(v), 0) + 1
+    top, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    if n * 2 < len(scalars) or n < 3:
+        return None
+    value = json.loads(top)
+    unstated = sum(str(value).lower() not in (q or "").lower() for q, v in scalars if json.dumps(v) == top)
+    return value if unstated * 3 >= n * 2 else None
+
+
 def describe_shape(values: Sequence[Any]) -> str | None:
     """The structure of a structured argument, from its values in several calls, as a type expression.
 
@@ -309,6 +338,15 @@ class Synth:
                 values.setdefault(k, []).append(v)
         return values
 
+    def _implied(self) -> dict[str, Any]:
+        """Arguments whose usual value no request states (`implied_value`), from the optimization split."""
+        pairs: dict[str, list[tuple[str, Any]]] = {}
+        for tid, c in self.gold():
+            query = self.ctx.gt.query(tid)
+            for k, v in c.args.items():
+                pairs.setdefault(k, []).append((query, v))
+        return {k: v for k, ps in pairs.items() if self.doc.param(k) and (v := implied_value(ps)) is not None}
+
     def _shapes(self) -> dict[str, str]:
         """Structured arguments' shapes (lists, objects) from the optimization split's gold calls."""
         out = {}
@@ -345,6 +383,7 @@ class Synth:
         shapes = self._shapes()
         enums = enumerations(self.ctx)
         values = self._gold_values()
+        implied = self._implied()
         out = {}
         for name in targets:
             p = self.doc.param(name)
@@ -361,6 +400,9 @@ class Synth:
                 bits.append(
                     "One of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in recurring) + "."
                 )
+            usual = implied.get(name)
+            if usual is not None and json.dumps(usual).lower() not in " ".join(bits).lower():
+                bits.append(f"If the request does not give it, use {json.dumps(usual, ensure_ascii=False)}.")
             text = " ".join(b if b.endswith((".", ":")) else b + "." for b in bits)
             if text and text != (p.description if p else None):
                 out[name] = text
