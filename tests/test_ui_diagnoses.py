@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from core.sample import seeded_copy
 from core.ui import actions
 from core.ui.testing import open_app, problems, show
+from core.ui.views.diagnoses import CARDS_PER_PAGE, VIEWS
 from core.warehouse import Warehouse
 
 
@@ -81,3 +83,70 @@ def test_study_variants_are_not_to_review(seeded: tuple[Path, dict]) -> None:
     )
     for r in tools.itertuples():
         assert r.candidates == non_study.get(r.tool, 0)
+
+
+def _busiest_tool(seeded: tuple[Path, dict]) -> tuple[Path, str, str, dict[str, str]]:
+    """The optimization run's tool with the most diagnoses, and its diagnoses (id → episode)."""
+    path, ids = seeded
+    run_id = ids["optimize_run"]
+    by_tool: dict[str, dict[str, str]] = {}
+    for tool, diagnosis, episode in Warehouse(path).rows(
+        "SELECT tool, diagnosis_id, episode_id FROM diagnoses WHERE run_id = ?", [run_id]
+    ):
+        by_tool.setdefault(tool, {})[diagnosis] = episode
+    tool = max(by_tool, key=lambda t: len(by_tool[t]))
+    return path, run_id, tool, by_tool[tool]
+
+
+def _cards(at: AppTest) -> list[str]:
+    """The diagnoses drawn as cards (each card has its own verdict buttons)."""
+    return [b.key.removeprefix("dg_agree_") for b in at.button if b.key and b.key.startswith("dg_agree_")]
+
+
+def test_the_default_view_draws_one_page_of_cards_and_defers_the_rest(seeded: tuple[Path, dict]) -> None:
+    """A visit draws a page of trace cards; the pager reaches every failed trace, and the table, the
+    fields across tools, the plan, the candidates and the memories are built only in their tab."""
+    path, run_id, tool, diagnoses = _busiest_tool(seeded)
+    n = len(diagnoses)
+    assert n > CARDS_PER_PAGE  # more failed traces than one page of cards
+    at = show(open_app(path), "diagnoses", run=run_id, tool=tool)
+    assert not problems(at)
+    assert len(_cards(at)) == CARDS_PER_PAGE
+    assert not at.dataframe and not at.get("vega_lite_chart")  # no table, no chart
+    assert any(f"Failed traces 1–{CARDS_PER_PAGE} of {n}" in c.value for c in at.caption)
+
+    seen = set(_cards(at))
+    for page in range(2, -(-n // CARDS_PER_PAGE) + 1):
+        at.session_state[f"dg_cards_{run_id}_{tool}_None"] = page
+        at.run()
+        assert not problems(at)
+        seen |= set(_cards(at))
+    assert seen == set(diagnoses)  # every failed trace has its card on some page
+
+    at.session_state["dg_tab"] = VIEWS[1]
+    at.run()
+    assert not _cards(at) and len(at.dataframe) == 1 and len(at.dataframe[0].value) == n
+    at.session_state["dg_tab"] = "Operation plan"
+    at.run()
+    assert not problems(at) and at.dataframe and "Operation" in at.dataframe[0].value.columns
+    at.session_state["dg_tab"] = "Candidate docs and their validation"
+    at.run()
+    assert not problems(at) and "val_ts" in at.dataframe[0].value.columns
+    at.session_state["dg_tab"] = "Memories"
+    at.run()
+    assert not problems(at) and not _cards(at)
+
+
+def test_a_traces_link_opens_its_card_first(seeded: tuple[Path, dict]) -> None:
+    """Coming from a trace: its card leads on the first page, whatever view or page was open before."""
+    path, run_id, tool, diagnoses = _busiest_tool(seeded)
+    at = show(open_app(path), "diagnoses", run=run_id, tool=tool)
+    later = next(d for d in diagnoses if d not in _cards(at))  # a trace whose card is not on page 1
+    at.session_state["dg_tab"] = "Operation plan"
+    at.session_state[f"dg_cards_{run_id}_{tool}_None"] = 2
+    at.run()
+    at = show(at, "diagnoses", run=run_id, tool=tool, episode=diagnoses[later])
+    assert not problems(at)
+    assert _cards(at)[0] in {d for d, e in diagnoses.items() if e == diagnoses[later]}
+    first = next(m.value for m in at.markdown if "Implicated fields: " in m.value)
+    assert "the trace you came from" in first

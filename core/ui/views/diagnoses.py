@@ -25,6 +25,15 @@ URL = UrlState(
     "diagnoses", {"run": "dg_run", "tool": "dg_tool", "iteration": "dg_iter"}, {"iteration": "all"}
 )
 
+# the page's views, one tab each (labels that do not name the tool: the open tab stays when it changes)
+VIEWS = (
+    "Failed traces",
+    "Failed traces as a table",
+    "Fields across tools",
+    "Operation plan",
+    "Candidate docs and their validation",
+    "Memories",
+)
 MEMORY_KINDS = {
     "diagnosis": "Diagnosis memory — failure patterns",
     "planning": "Planning memory — effective and harmful operations",
@@ -127,13 +136,18 @@ def _plan_lines(value: Any) -> list[str]:
     return out
 
 
-def trace_cards(
-    path: str, run_id: str, tool: str, iteration: int | None, limit: int = 8, first: str | None = None
-) -> None:
+CARDS_PER_PAGE = 4
+
+
+def trace_cards(path: str, run_id: str, tool: str, iteration: int | None, first: str | None = None) -> None:
     """Each failed trace as a card: implicated fields, the evidence quoted, the operations planned from
     it, the candidate they produced, and the analyst's verdict (agree / disagree / note).
 
-    `first`: an episode whose cards lead (the trace the analyst came from)."""
+    A few cards per page, with a pager below them: a card is a dozen elements and four widgets the
+    browser lays out on every visit, and an analyst reads them one at a time; every failed trace stays
+    reachable (the pager, and the table view with all of them at once).
+
+    `first`: an episode whose card leads (the trace the analyst came from)."""
     df = q.diagnoses_of(path, run_id, tool, iteration)
     if first and not df.empty:
         df = pd.concat([df[df["episode_id"] == first], df[df["episode_id"] != first]])
@@ -147,51 +161,73 @@ def trace_cards(
     planned = {r.diagnosis_id: r.operations for r in plans.itertuples()}  # diagnosis → its planned operations
     cands = q.candidates_of(path, run_id, tool)
     candidate = {int(r.iteration): r.doc_id for r in cands.itertuples()}
-    for r in df.head(limit).itertuples():
+    n_pages = -(-len(df) // CARDS_PER_PAGE)
+    pager = _pager(run_id, tool, iteration)
+    page = min(int(st.session_state.get(pager) or 1), n_pages)
+    start = (page - 1) * CARDS_PER_PAGE
+    for r in df.iloc[start : start + CARDS_PER_PAGE].itertuples():
         with st.container(border=True):
-            verdict = r.verdict if isinstance(r.verdict, str) else None
-            mark = {"agree": ":green-badge[analyst agrees]", "disagree": ":red-badge[analyst disagrees]"}.get(
-                verdict or "", ""
-            )
-            cause = "documentation" if r.doc_related else "not documentation"
-            if r.episode_id == first:
-                mark = f":blue-badge[the trace you came from] {mark}"
-            st.markdown(
-                f"**{r.task_id or r.episode_id[:8]}** · iteration {r.iteration} · `{r.failure_class}` · {cause} {mark}"
-            )
-            if isinstance(r.query, str) and r.query:
-                st.caption(r.query)
-            fields = list(r.fields) if r.fields is not None else []
-            st.markdown(
-                "Implicated fields: "
-                + (", ".join(f"**{ui.field_label(f)}**" for f in fields) if fields else "none")
-            )
-            if isinstance(r.evidence, str) and r.evidence:
-                st.text(f"“{r.evidence}”", width="stretch")  # quoted as recorded, never parsed as Markdown
-            if isinstance(r.mismatch, str) and r.mismatch:
-                st.caption(f"Mismatch: {r.mismatch}")
-            lines = _plan_lines(planned.get(r.diagnosis_id))
-            if lines:
-                st.markdown("Planned: " + " · ".join(lines))
-            doc = candidate.get(int(r.iteration))
-            links = f"[open the trace]({ui.link('traces', episode=r.episode_id)})"
-            if doc:
-                links += f" · [candidate of iteration {r.iteration}: diff & review]({ui.link('review', tool=tool, b=doc)})"
-            st.markdown(links)
-            if isinstance(r.verdict_note, str) and r.verdict_note:
-                st.caption(f"Note by {r.verdict_by}: {r.verdict_note}")
-            c = st.columns([1, 1, 3, 1], vertical_alignment="bottom")
-            key = r.diagnosis_id
-            c[0].button("Agree", key=f"dg_agree_{key}", icon=":material/thumb_up:", width="stretch",
-                        on_click=_set_verdict, args=(key, run_id, tool, "agree"))  # fmt: skip
-            c[1].button("Disagree", key=f"dg_disagree_{key}", icon=":material/thumb_down:", width="stretch",
-                        on_click=_set_verdict, args=(key, run_id, tool, "disagree"))  # fmt: skip
-            c[2].text_input("Note", key=f"dg_note_{key}", placeholder="why (kept with the verdict)",
-                            label_visibility="collapsed")  # fmt: skip
-            c[3].button("Save note", key=f"dg_savenote_{key}", width="stretch",
-                        on_click=_set_verdict, args=(key, run_id, tool, "note"))  # fmt: skip
-    if len(df) > limit:
-        st.caption(f"{len(df) - limit} more failed traces in the table below.")
+            _card(r, run_id, tool, first, planned, candidate)
+    c = st.columns([3, 2], vertical_alignment="center")
+    c[0].caption(
+        f"Failed traces {start + 1}–{min(start + CARDS_PER_PAGE, len(df))} of {len(df)}"
+        + (" · all of them side by side in *Failed traces as a table*" if n_pages > 1 else "")
+    )
+    if n_pages > 1:
+        with c[1]:
+            st.pagination(n_pages, key=pager, max_visible_pages=5)
+
+
+def _pager(run_id: str, tool: str, iteration: int | None) -> str:
+    """The cards' pager key: another selection starts on its first page."""
+    return f"dg_cards_{run_id}_{tool}_{iteration}"
+
+
+def _card(r: Any, run_id: str, tool: str, first: str | None, planned: dict, candidate: dict) -> None:
+    """One failed trace; the texts of a card are a few elements, not one per line (each is laid out)."""
+    verdict = r.verdict if isinstance(r.verdict, str) else None
+    mark = {"agree": ":green-badge[analyst agrees]", "disagree": ":red-badge[analyst disagrees]"}.get(
+        verdict or "", ""
+    )
+    cause = "documentation" if r.doc_related else "not documentation"
+    if r.episode_id == first:
+        mark = f":blue-badge[the trace you came from] {mark}"
+    fields = list(r.fields) if r.fields is not None else []
+    st.markdown(
+        f"**{r.task_id or r.episode_id[:8]}** · iteration {r.iteration} · `{r.failure_class}` · {cause} {mark}"
+        + "  \nImplicated fields: "
+        + (", ".join(f"**{ui.field_label(f)}**" for f in fields) if fields else "none")
+    )
+    context = [t for t in (r.query, f"Mismatch: {r.mismatch}" if _text(r.mismatch) else "") if _text(t)]
+    if context:
+        st.caption("  \n".join(context))
+    if _text(r.evidence):
+        st.text(f"“{r.evidence}”", width="stretch")  # quoted as recorded, never parsed as Markdown
+    doc = candidate.get(int(r.iteration))
+    links = f"[open the trace]({ui.link('traces', episode=r.episode_id)})"
+    if doc:
+        links += (
+            f" · [candidate of iteration {r.iteration}: diff & review]({ui.link('review', tool=tool, b=doc)})"
+        )
+    lines = _plan_lines(planned.get(r.diagnosis_id))
+    st.markdown(("Planned: " + " · ".join(lines) + "  \n" if lines else "") + links)
+    if _text(r.verdict_note):
+        st.caption(f"Note by {r.verdict_by}: {r.verdict_note}")
+    c = st.columns([1, 1, 3, 1], vertical_alignment="bottom")
+    key = r.diagnosis_id
+    c[0].button("Agree", key=f"dg_agree_{key}", icon=":material/thumb_up:", width="stretch",
+                on_click=_set_verdict, args=(key, run_id, tool, "agree"))  # fmt: skip
+    c[1].button("Disagree", key=f"dg_disagree_{key}", icon=":material/thumb_down:", width="stretch",
+                on_click=_set_verdict, args=(key, run_id, tool, "disagree"))  # fmt: skip
+    # a note being written is kept while the analyst pages through other cards
+    c[2].text_input("Note", key=f"dg_note_{key}", placeholder="why (kept with the verdict)",
+                    label_visibility="collapsed", persist_state="page")  # fmt: skip
+    c[3].button("Save note", key=f"dg_savenote_{key}", width="stretch",
+                on_click=_set_verdict, args=(key, run_id, tool, "note"))  # fmt: skip
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def diagnoses_table(path: str, run_id: str, tool: str, iteration: int | None) -> None:
@@ -318,10 +354,13 @@ def candidates_view(path: str, run_id: str, tool: str) -> None:
 def memories(path: str, run_id: str, domain: str | None, iteration: int | None) -> None:
     mem = q.memories_of(path, run_id, domain)
     if mem.empty:
-        st.caption("No memory recorded for this domain (memory may be switched off for this run).")
+        st.caption(
+            f"No memory recorded for domain {domain or 'all'} (memory may be switched off for this run)."
+        )
         return
     its = sorted(mem["iteration"].unique())
     it = iteration if iteration in its else its[-1]
+    st.caption(f"Domain **{domain or 'all'}** · iteration {it}, marked against the iteration before it")
     cols = st.columns(3)
     for col, (kind, title) in zip(cols, MEMORY_KINDS.items(), strict=True):
         with col:
@@ -383,30 +422,21 @@ def render() -> None:
     URL.push()
     iteration = None if it_value == "all" else int(it_value)
 
-    st.markdown("##### Implicated fields")
-    # lazy: only the open tab runs and is sent (a hidden heatmap still costs the browser its drawing)
-    across_traces, across_tools = st.tabs(
-        ["The failed traces of this tool", "Across tools"], key="dg_tab", on_change="rerun"
-    )
-    if across_traces.open:
-        with across_traces:
-            trace_cards(path, run_id, tool, iteration, first=st.query_params.get("episode"))
-    if across_tools.open:
-        with across_tools:
-            heatmap(path, run_id, iteration)
-    st.divider()
     domain = tools.set_index("tool").loc[tool, "domain"] if tool in set(tools["tool"]) else None
     domain = domain if isinstance(domain, str) else None
-    # lazy, like the tabs above: each of these is a table the browser must lay out, and an analyst
-    # reads one at a time (a plan's reasons and contents get the page's full width)
-    tabs = st.tabs(
-        [f"Failed traces of {tool}", "Operation plan", "Candidate docs and their validation",
-         f"Memories of domain {domain or 'all'}"],
-        key="dg_detail",
-        on_change="rerun",
-    )  # fmt: skip
+    # One row of lazy tabs: only the open view is built and sent. The cards come first; the same traces
+    # as a table, the fields across tools, the plan, the candidates and the memories are each a chart or
+    # tables the browser would otherwise lay out on every visit, and an analyst reads one at a time.
+    first = st.query_params.get("episode")
+    if first and first != st.session_state.get("dg_came_from"):  # a trace's link: its card, on page 1
+        st.session_state["dg_came_from"] = first
+        st.session_state["dg_tab"] = VIEWS[0]
+        st.session_state.pop(_pager(run_id, tool, iteration), None)
+    tabs = st.tabs(list(VIEWS), key="dg_tab", on_change="rerun")
     views = (
+        lambda: trace_cards(path, run_id, tool, iteration, first=first),
         lambda: diagnoses_table(path, run_id, tool, iteration),
+        lambda: heatmap(path, run_id, iteration),
         lambda: plan_view(path, run_id, tool, iteration),
         lambda: candidates_view(path, run_id, tool),
         lambda: memories(path, run_id, domain, iteration),
