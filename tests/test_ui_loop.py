@@ -66,6 +66,8 @@ def test_the_whole_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     # the candidate: edit a field, approve the edited version
     at = show(at, "review", tool=TOOL, b=candidate)
     assert not problems(at) and at.selectbox(key="rv_b").value == candidate
+    at.session_state["review_tab"] = "Edit"
+    at.run()
     constraint = at.text_area(key=f"edit_IC_{candidate}")
     constraint.set_value(f"{constraint.value} Order at most 100 units per request.".strip())
     at.text_input(key=f"edit_reason_{candidate}").set_value("the shop caps orders")
@@ -78,6 +80,8 @@ def test_the_whole_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert not problems(at)
 
     # register: the default base is the tool's own original set, and the edited doc is swapped in
+    at.session_state["review_tab"] = "Export approved set"
+    at.run()
     base = at.selectbox(key=f"export_base_{TOOL}").value
     assert wh.rows("SELECT origin, benchmark FROM doc_sets WHERE docset_id = ?", [base])[0] == (
         "original",

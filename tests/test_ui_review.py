@@ -55,6 +55,8 @@ def test_approve_label_and_audit_trail(seeded: Path) -> None:
     assert ("approve", "approved", "nadia", "examples now match the ground truth") in rows
     assert any(r[0] == "label" and r[1] == "ship-it" for r in rows)
     # the audit trail and the version table show it after the rerun
+    at.session_state["review_tab"] = "Audit trail"
+    at.session_state["rv_versions"] = True
     at.run()
     audit = next(df.value for df in at.dataframe if "reviewer" in df.value.columns)
     assert {"approve", "label"} <= set(audit["action"])
@@ -77,6 +79,8 @@ def test_edit_field_by_field_creates_a_new_version(seeded: Path) -> None:
     at = show(open_app(seeded), "review", tool=TOOL)
     base = at.selectbox(key="rv_b").value
     n_before = len(_versions(wh))
+    at.session_state["review_tab"] = "Edit"
+    at.run()
     at.text_area(key=f"edit_IC_{base}").set_value("Send at most 10 emails per minute.")
     at.text_input(key=f"edit_reason_{base}").set_value("rate limit seen in tool errors")
     at.button(key="save_edit").click().run()
@@ -102,6 +106,8 @@ def test_export_registers_the_approved_set(seeded: Path) -> None:
     at = show(open_app(seeded), "review", tool=TOOL)
     approved = at.selectbox(key="rv_b").value
     at.button(key="approve").click().run()
+    at.session_state["review_tab"] = "Export approved set"
+    at.run()
     at.selectbox(key=f"export_base_{TOOL}").set_value(
         wh.scalar("SELECT docset_id FROM doc_sets WHERE origin = 'original' AND benchmark = 'sample-shop'")
     ).run()
@@ -126,7 +132,9 @@ def test_export_defaults_to_the_edited_tools_own_set_and_warns(seeded: Path) -> 
         con.execute("DELETE FROM tools")
     other = DocSet([ToolDoc(tool=f"wb.t{i}", name=f"t{i}", description="x") for i in range(27)])
     wh.register_docset(other, benchmark="workbench", origin="original", name="workbench-original")
-    at = show(open_app(seeded), "review", tool=TOOL)
+    at = open_app(seeded)
+    at.session_state["review_tab"] = "Export approved set"
+    at = show(at, "review", tool=TOOL)
     assert not problems(at)
     base = at.selectbox(key=f"export_base_{TOOL}").value
     members = dict(wh.rows("SELECT tool, doc_id FROM doc_set_members WHERE docset_id = ?", [base]))
@@ -169,3 +177,46 @@ def test_docedit_round_trip_and_tables() -> None:
     assert set(table["code"]) >= {"IPN", "IPD", "DPV", "UE"}
     assert "how many" in docedit.format_value({"x": "how many"})
     assert "<ins" in docedit.inline_diff("a b c", "a x c") and "<del" in docedit.inline_diff("a b c", "a x c")
+
+
+def test_the_default_view_defers_the_secondary_sections(seeded: Path) -> None:
+    """A visit draws the pickers, the diff and Decide; the version table, the rendered docs, the editor,
+    the audit trail and the export are built only when opened, and an opened tab stays built."""
+    at = show(open_app(seeded), "review", tool=TOOL)
+    assert not problems(at)
+    after = at.selectbox(key="rv_b").value
+
+    def grids() -> list[set[str]]:
+        return [set(df.value.columns) for df in at.dataframe]
+
+    def rendered() -> bool:
+        return any("dc-mono" in e.proto.body for e in at.get("html"))
+
+    def audit() -> bool:  # the trail's table, or the line that says it is empty
+        return any("reviewer" in g for g in grids()) or any("No review action" in c.value for c in at.caption)
+
+    assert grids() == [{"code", "field", "change", "before", "after"}]  # the diff only
+    assert at.button(key="approve") and not rendered() and not audit()
+    assert not [t for t in at.text_area if t.key.startswith("edit_")]
+    assert not [s for s in at.selectbox if s.key.startswith("export_base_")]
+    assert not any("register_docset" == b.key for b in at.button)
+
+    at.session_state["rv_versions"] = True
+    at.session_state["rv_rendered"] = True
+    at.run()
+    assert any("decision" in g for g in grids()) and rendered()
+
+    at.session_state["review_tab"] = "Edit"
+    at.run()
+    assert not problems(at)
+    at.text_area(key=f"edit_IC_{after}").set_value("Order at most 100 units.").run()
+    at.session_state["review_tab"] = "Audit trail"
+    at.run()
+    assert audit()
+    # the editor stays built, hidden: an unsaved edit survives a look at another tab
+    assert at.text_area(key=f"edit_IC_{after}").value == "Order at most 100 units."
+
+    at.session_state["review_tab"] = "Export approved set"
+    at.run()
+    assert not problems(at) and at.selectbox(key=f"export_base_{TOOL}").value
+    assert any("register_docset" == b.key for b in at.button)

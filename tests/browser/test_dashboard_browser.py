@@ -272,6 +272,19 @@ def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: AN
         read, cut = cut_grid_headers(page)
         assert not cut, f"{path}: data grid headers cut at {WIDTH} px: {cut}"
         grids += read
+    # the grids a page draws on request: the diagnoses as one table, every version of a doc
+    for path, title, opener in (
+        ("diagnoses", "Diagnoses & plans", lambda: page.get_by_role("tab", name="Failed traces as a table")),
+        ("doc_review", "Doc review", lambda: page.get_by_text(re.compile(r"^All \d+ versions of "))),
+    ):
+        visit(page, base, path, title)
+        before = ran(page)
+        opener().click()
+        ran(page, before)
+        drawn(page)
+        read, cut = cut_grid_headers(page)
+        assert read and not cut, f"{path}: data grid headers cut at {WIDTH} px: {cut}"
+        grids += read
     assert grids >= 15  # the data grids' headers were measured, not skipped
     # the run comparison: TS/TC against the old docs, the flipped tasks, one task side by side
     visit(page, base, "re_evaluation?job=eval-browser", "Re-evaluation")

@@ -22,6 +22,8 @@ from core.ui.urlstate import UrlState
 
 URL = UrlState("review", {"tool": "rv_tool", "a": "rv_a", "b": "rv_b"})
 
+# the tabs under the diff: what an analyst does with version B, and with the tool's approved versions
+ACTIONS = ("Decide", "Edit", "Audit trail", "Export approved set")
 CHANGE_STYLE = {
     "added": "background-color: #dafbe1; color: #116329",
     "removed": "background-color: #ffebe9; color: #82071e",
@@ -117,14 +119,14 @@ def versions_table(vs: pd.DataFrame, before: str, after: str) -> None:
             "shown": st.column_config.TextColumn("", width=50),
             "version": "Version",
             "origin": "Origin",
-            "iteration": st.column_config.NumberColumn("Iteration", format="%d"),
+            "iteration": st.column_config.NumberColumn("Iter.", format="%d", width=50),
             "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
             "tokens": st.column_config.NumberColumn("Tokens"),
             "n_fields": st.column_config.NumberColumn("Fields"),
             "val_ts": st.column_config.ProgressColumn(
                 "Validation TS", min_value=0.0, max_value=1.0, format="percent"
             ),
-            "base_val_ts": st.column_config.NumberColumn("TS with original", format="percent"),
+            "base_val_ts": st.column_config.NumberColumn("TS original", format="percent"),
             "accepted": st.column_config.CheckboxColumn("Accepted"),
             "selected": st.column_config.CheckboxColumn("Selected"),
             "status": "Review",
@@ -197,12 +199,19 @@ def diff_view(path: str, before_id: str, after_id: str) -> None:
             },
         )
         text_changes = [c for c in changes if c.kind == "changed" and isinstance(c.before, str)]
-        for c in text_changes:
+        if text_changes:  # one element for all of them: each element is laid out on its own
             st.markdown(
-                f"**{ui.field_label(c.code)}** &nbsp; {docedit.inline_diff(c.before, c.after)}",
+                "\n\n".join(
+                    f"**{ui.field_label(c.code)}** &nbsp; {docedit.inline_diff(c.before, c.after)}"
+                    for c in text_changes
+                ),
                 unsafe_allow_html=True,
             )
-    with st.expander("Rendered prompt text, side by side"):
+    # lazy: the two rendered docs are built and sent only while the expander is open
+    rendered = st.expander("Rendered prompt text, side by side", key="rv_rendered", on_change="rerun")
+    if not rendered.open:
+        return
+    with rendered:
         c = st.columns(2)
         c[0].caption(f"A · {before_id[:8]}")
         with c[0]:
@@ -437,16 +446,31 @@ def render() -> None:
     if picked is None:
         return
     tool, bench, vs, before, after = picked
-    versions_table(vs, before, after)
+    # lazy: the table of every version (a grid laid out on each visit) is built only while it is open;
+    # the pickers above already name each version's origin, iteration and review decision
+    table = st.expander(
+        f"All {len(vs)} versions of {tool}", icon=":material/history:", key="rv_versions", on_change="rerun"
+    )
+    if table.open:
+        with table:
+            versions_table(vs, before, after)
     candidate_panel(path, after)
     diff_view(path, before, after)
     st.divider()
-    tabs = st.tabs(["Decide", "Edit", "Audit trail", "Export approved set"], key="review_tab")
-    with tabs[0]:
-        decide(path, tool, after)
-    with tabs[1]:
-        edit(path, tool, after)
-    with tabs[2]:
-        audit_trail(path, tool)
-    with tabs[3]:
-        export(path, tool)
+    # Lazy tabs: Decide is built on every visit; the editor (its inputs and two data editors), the
+    # audit trail and the export (a table, the exported files) only once the analyst opens them.
+    # A tab once opened stays built, hidden, so an unsaved edit survives a look at another tab.
+    tabs = st.tabs(list(ACTIONS), key="review_tab", on_change="rerun")
+    built = st.session_state.setdefault("review_tabs_built", {ACTIONS[0]})
+    views = (
+        lambda: decide(path, tool, after),
+        lambda: edit(path, tool, after),
+        lambda: audit_trail(path, tool),
+        lambda: export(path, tool),
+    )
+    for tab, name, view in zip(tabs, ACTIONS, views, strict=True):
+        if tab.open:
+            built.add(name)
+        if name in built:
+            with tab:
+                view()
