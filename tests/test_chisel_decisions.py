@@ -153,6 +153,10 @@ def test_headroom_below_the_band_needs_partial_credit() -> None:
     assert "partial credit (0.00)" in outside_headroom(ToolProfile("t", "d", hopeless, empty), band)
     assert "above the headroom band" in outside_headroom(ToolProfile("t", "d", always, empty), band)
     assert outside_headroom(ToolProfile("t", "d", hopeless, empty), None) is None
+    # no-call guard tasks pass when the agent does nothing: they are not the tool's headroom
+    guarded = _scored("g", {"n1": [(True, 1.0)] * 3, "n2": [(True, 1.0)] * 3}, "val")
+    assert outside_headroom(ToolProfile("t", "d", hopeless, guarded), band) is None  # 6 of 12 pass
+    assert "partial credit" in outside_headroom(ToolProfile("t", "d", hopeless, guarded), band, {"a", "b"})
 
 
 def test_validation_is_topped_up_to_the_minimum_from_the_domain() -> None:

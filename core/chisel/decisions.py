@@ -7,7 +7,7 @@ reports rebuild the same decisions from stored rows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from core.benchmarks.base import Task
@@ -56,7 +56,9 @@ class Selection:
     reason: str
 
 
-def outside_headroom(profile: ToolProfile, band: tuple[float, float] | None) -> str | None:
+def outside_headroom(
+    profile: ToolProfile, band: tuple[float, float] | None, own: Collection[str] | None = None
+) -> str | None:
     """Why a tool has no headroom, or None when it has some.
 
     TS⁰ pools every profiled episode of the tool (opt and val tasks, all
@@ -66,10 +68,16 @@ def outside_headroom(profile: ToolProfile, band: tuple[float, float] | None) -> 
     call-level partial credit within the band): then the failures are
     arguments a doc can fix (a format, a structure), not tasks the agent
     cannot approach at all (world knowledge, or a tool it never picks).
+    `own`: the tasks whose ground truth uses the tool; the validation tasks
+    pooled from other tools or added as the no-call guard are not the tool's
+    headroom (a guard task passes whenever the agent does nothing), so they
+    are left out when it is given.
     """
     if band is None:
         return None
     traces = [*profile.opt.traces, *profile.val.traces]
+    if own is not None:
+        traces = [t for t in traces if t.task_id in own]
     if not traces:
         return "no profiled episodes"
     ts0 = success_rate(traces)

@@ -180,7 +180,8 @@ class Optimizer:
                     break
                 self._steps = (done, total_tools)
                 self._phase(f"optimizing {tt.tool}")
-                skip = outside_headroom(prof[tt.tool], cfg.headroom)
+                own = {t.task_id for t in [*tt.opt, *tt.val] if tt.tool in t.tools}
+                skip = outside_headroom(prof[tt.tool], cfg.headroom, own)
                 if skip:
                     tr = self._skip_tool(tt, original[tt.tool], prof[tt.tool], skip, memory)
                     result.tools.append(tr)
