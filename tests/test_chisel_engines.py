@@ -656,3 +656,71 @@ def test_the_synthesiser_states_an_implied_value_in_ipd(warehouse) -> None:
     ipd = synth("Refine", "IPD")
     assert ipd["date"].endswith('If the request does not give it, use "2024-02-29".')
     assert "If the request" not in ipd.get("item", "")  # a different item in every call: the request's data
+
+
+def test_an_id_no_request_states_is_looked_up_with_the_tool_whose_docs_return_it() -> None:
+    """Ids and addresses come from lookups (by the lookups' own docs); other values have no source."""
+    from core.chisel.engines.synth import lookup_source
+    from core.docs import DocSet, Return, ToolDoc
+
+    docs = DocSet(
+        [
+            ToolDoc(tool="cal.delete_event", name="cal.delete_event", description="Deletes an event."),
+            ToolDoc(
+                tool="cal.get_event_by_id",
+                name="cal.get_event_by_id",
+                examples=('>>> cal.get_event_by_id("00000001")\n{"event_id": "00000001"}',),
+            ),
+            ToolDoc(
+                tool="cal.search_events",
+                name="cal.search_events",
+                examples=('>>> cal.search_events("Sam")\n[{"event_id": "00000000", "event_name": "Sync"}]',),
+                returns=(Return(name="events"),),
+            ),
+            ToolDoc(tool="mail.search_emails", name="mail.search_emails", returns=(Return(name="emails"),)),
+            ToolDoc(
+                tool="directory.find_email_address",
+                name="directory.find_email_address",
+                returns=(Return(name="email_address"),),
+            ),
+        ]
+    )
+    read_only = {
+        "cal.get_event_by_id",
+        "cal.search_events",
+        "mail.search_emails",
+        "directory.find_email_address",
+    }
+    ids = ["00000123", "00000456"]
+    assert lookup_source("event_id", ids, docs, read_only, "cal.delete_event") == "cal.search_events"
+    addresses = ["ann.lee@atlas.com", "bo.chen@atlas.com"]
+    assert lookup_source("recipient", addresses, docs, read_only, "cal.delete_event") == (
+        "directory.find_email_address"  # a list of emails is not an address
+    )
+    assert lookup_source("event_name", ["Sync", "Review"], docs, read_only, "cal.delete_event") is None
+    assert lookup_source("event_id", ids, docs, set(), "cal.delete_event") is None  # no read-only tool
+
+
+def test_the_synthesiser_says_where_an_unstated_id_comes_from(warehouse) -> None:
+    from dataclasses import replace
+
+    from core.benchmarks.base import Call
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, ToolDoc
+
+    ctx = _shop_ctx(warehouse)
+    lookup = ToolDoc(
+        tool="shop.find_item",
+        name="shop.find_item",
+        examples=('>>> shop.find_item("lamp")\n[{"item": "00000042", "name": "lamp"}]',),
+    )
+    ctx = replace(ctx, docset=DocSet([*ctx.docset.values(), lookup]), read_only=frozenset({"shop.find_item"}))
+    synth = Synth(ctx, [], DomainMemory("shop"))
+    synth._gold = [
+        (tid, Call("shop.order", {"item": f"{9000 + i:08d}", "qty": 1, "date": "2024-02-29"}))
+        for i, tid in enumerate(ctx.opt_task_ids)
+    ]
+    ipd = synth("Refine", "IPD")
+    assert "look it up with shop.find_item first" in ipd["item"]
+    assert "look it up" not in ipd["date"]

@@ -9,7 +9,7 @@ from core.agents.base import AgentConfig
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
-ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard and values no request states in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
+ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard, headroom on own tasks, implied values and lookup sources in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 GUARD_VAL_TASKS = 4

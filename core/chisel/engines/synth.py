@@ -23,7 +23,7 @@ import ast
 import json
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from core.chisel.differ import Finding
@@ -116,6 +116,59 @@ def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | Non
     value = json.loads(top)
     unstated = sum(str(value).lower() not in (q or "").lower() for q, v in scalars if json.dumps(v) == top)
     return value if unstated * 3 >= n * 2 else None
+
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _returns_address(name: str | None, examples: Sequence[str] | None) -> bool:
+    """Whether a tool's return is an email address (`email_address`, or an example that answers with one)."""
+    if "address" in (name or "").lower() and "email" in (name or "").lower():
+        return True
+    for ex in examples or ():
+        answer = ex.strip().splitlines()[-1].strip().strip("\"'") if ex.strip() else ""
+        if _EMAIL.match(answer):
+            return True
+    return False
+
+
+def lookup_source(
+    name: str, values: Sequence[Any], docset: Any, read_only: Collection[str], tool: str
+) -> str | None:
+    """The read-only tool an argument's value is looked up with, from the other tools' own docs.
+
+    WorkBench's writes take ids (`event_id`, `email_id`, `customer_id`) and
+    email addresses that no request states: the agent must search first,
+    and a small model instead makes one up ("00000000", "dmitri@example.com").
+    Which tool returns such a value is in the docs of the lookups: an id is
+    a key of a read-only tool's example output or the name of what it
+    returns; an address comes from a read-only tool whose answer is an email
+    address (not a list of emails). Lookups of the same app come first, then searches and finds
+    over by-id getters. None when the argument is not an id or an address,
+    or no read-only tool's docs show it.
+    """
+    texts = [str(v) for v in values if v is not None]
+    if not texts:
+        return None
+    candidates = [docset[t] for t in sorted(read_only) if t != tool and t in docset]
+    if all(_EMAIL.match(v) for v in texts):
+        hits = [d for d in candidates if any(_returns_address(r.name, d.examples) for r in d.returns)]
+    elif name.endswith("_id") or all(v.isdigit() and len(v) >= 4 for v in texts):
+        key = re.compile(rf"[\"']{re.escape(name)}[\"']\s*:")
+        hits = [
+            d
+            for d in candidates
+            if key.search(" ".join(d.examples or ())) or any(r.name == name for r in d.returns)
+        ]
+    else:
+        return None
+    app = tool.split(".", 1)[0]
+
+    def rank(d: Any) -> tuple[int, int, str]:
+        verb = d.tool.rsplit(".", 1)[-1]
+        return (d.tool.split(".", 1)[0] != app, not verb.startswith(("search", "find")), d.tool)
+
+    return min(hits, key=rank).tool if hits else None
 
 
 def describe_shape(values: Sequence[Any]) -> str | None:
@@ -338,14 +391,31 @@ class Synth:
                 values.setdefault(k, []).append(v)
         return values
 
-    def _implied(self) -> dict[str, Any]:
-        """Arguments whose usual value no request states (`implied_value`), from the optimization split."""
+    def _requested(self) -> dict[str, list[tuple[str, Any]]]:
+        """Argument -> (request, gold value) over the optimization split's calls of this tool."""
         pairs: dict[str, list[tuple[str, Any]]] = {}
         for tid, c in self.gold():
             query = self.ctx.gt.query(tid)
             for k, v in c.args.items():
                 pairs.setdefault(k, []).append((query, v))
+        return pairs
+
+    def _implied(self) -> dict[str, Any]:
+        """Arguments whose usual value no request states (`implied_value`), from the optimization split."""
+        pairs = self._requested()
         return {k: v for k, ps in pairs.items() if self.doc.param(k) and (v := implied_value(ps)) is not None}
+
+    def _sources(self) -> dict[str, str]:
+        """Arguments no request states whose value a read-only tool returns (`lookup_source`), by display name."""
+        out = {}
+        for name, ps in self._requested().items():
+            stated = sum(str(v).lower() in (q or "").lower() for q, v in ps)
+            if not self.doc.param(name) or stated * 3 > len(ps):
+                continue  # mostly the request's own data
+            tool = lookup_source(name, [v for _, v in ps], self.ctx.docset, self.ctx.read_only, self.ctx.tool)
+            if tool:
+                out[name] = self._display(tool)
+        return out
 
     def _shapes(self) -> dict[str, str]:
         """Structured arguments' shapes (lists, objects) from the optimization split's gold calls."""
@@ -384,6 +454,7 @@ class Synth:
         enums = enumerations(self.ctx)
         values = self._gold_values()
         implied = self._implied()
+        sources = self._sources()
         out = {}
         for name in targets:
             p = self.doc.param(name)
@@ -400,6 +471,9 @@ class Synth:
                 bits.append(
                     "One of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in recurring) + "."
                 )
+            source = sources.get(name)
+            if source and source.lower() not in said:
+                bits.append(f"It is not in the request: look it up with {source} first, never make one up.")
             usual = implied.get(name)
             if usual is not None and json.dumps(usual).lower() not in " ".join(bits).lower():
                 bits.append(f"If the request does not give it, use {json.dumps(usual, ensure_ascii=False)}.")
