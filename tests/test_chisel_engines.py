@@ -701,6 +701,14 @@ def test_an_id_no_request_states_is_looked_up_with_the_tool_whose_docs_return_it
     assert lookup_source("event_id", ids, docs, set(), "cal.delete_event") is None  # no read-only tool
 
 
+def test_a_zero_padded_id_is_not_called_an_integer() -> None:
+    from core.chisel.engines.synth import value_format
+
+    assert value_format(["00000123", "00004567"]) == "a string of 8 digits, leading zeros kept"
+    assert value_format(["12", "345"]) == "an integer"
+    assert value_format(["2024-02-29"]) == "YYYY-MM-DD"
+
+
 def test_the_synthesiser_says_where_an_unstated_id_comes_from(warehouse) -> None:
     from dataclasses import replace
 

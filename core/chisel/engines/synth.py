@@ -49,8 +49,16 @@ def value_format(values: Sequence[Any]) -> str | None:
     texts = [v for v in values if isinstance(v, str) and v]
     if not texts or len(texts) != len(values):
         return None
+    stripped = [t.strip() for t in texts]
+    if (
+        all(t.isdigit() for t in stripped)
+        and len({len(t) for t in stripped}) == 1
+        and any(t.startswith("0") and len(t) > 1 for t in stripped)
+    ):
+        # an id such as "00000123": "an integer" would invite dropping its leading zeros
+        return f"a string of {len(stripped[0])} digits, leading zeros kept"
     for pattern, label in _FORMATS:
-        if all(re.fullmatch(pattern, t.strip()) for t in texts):
+        if all(re.fullmatch(pattern, t) for t in stripped):
             return label
     return None
 
