@@ -1,9 +1,11 @@
 """Compare methods: OG / EasyTool / DRAFT / DocsChisel / GEPA on the same held-out split.
 
-Box plots of TS and TC over evaluation runs (Fig. 8) with Mann–Whitney U / Holm
-marks, the efficiency table (Table III), and the iteration-budget and memory
+The scores (each method's mean TS and TC with DocsChisel's gain and its
+significance mark), then one tab each: box plots of TS and TC over evaluation
+runs (Fig. 8) with the tests behind the marks, every run with links to its
+traces, the efficiency table (Table III), and the iteration-budget and memory
 ablation curves (Figs. 9–10). Every number leads to its traces: click a point
-of a box, or use the links in the tables.
+of a box, or use the links of the runs.
 
 A comparison takes hours on the local model, so the page starts it as a
 background job (`docschisel compare`, core/jobs.py) with live progress and a
@@ -44,6 +46,14 @@ METHODS = {
     "gepa": "GEPA (DocsChisel's episode budget)",
 }
 DEFAULT_METHODS = ["og", "et", "drt", "dc"]  # GEPA doubles the optimization episodes: chosen by hand
+# the views of the evaluation runs, one lazy tab each
+VIEWS = (
+    "Scores",
+    "Box plots (Fig. 8)",
+    "Runs and their traces",
+    "Efficiency (Table III)",
+    "Iteration curves (Figs. 9–10)",
+)
 BENCHMARKS = ("api-bank", "workbench")
 
 
@@ -284,6 +294,31 @@ def significance(
     return pd.DataFrame(rows), marks
 
 
+def scores(points: pd.DataFrame, outcomes: pd.DataFrame | None = None) -> None:
+    """Each method's mean TS and TC over its evaluation runs, and DocsChisel's gain over it with the mark
+    of the box plots, as one Markdown table: the answer at a glance, drawn without the chart library."""
+    means = points.groupby("method")[["ts", "tc"]].mean()
+    gains = {}
+    for metric in ("ts", "tc"):
+        for r in significance(points, metric, outcomes)[0].to_dict("records"):
+            rel = r["relative"]
+            gain = f"{'+' if rel and rel > 0 else ''}{ui.pct(rel)}"
+            gains[r["versus"].removeprefix("DC vs "), metric] = f"{gain} {r['mark']}".replace("*", "\\*")
+    known = [m for m in charts.METHOD_ORDER if m in means.index]
+    lines = ["| Method | TS | TC | DC's gain in TS | DC's gain in TC |", "|:--|--:|--:|--:|--:|"]
+    for m in known + sorted(set(means.index) - set(known)):
+        ts, tc = ui.pct(means.at[m, "ts"]), ui.pct(means.at[m, "tc"])
+        lines.append(
+            f"| {NAMES.get(m, m)} ({m}) | {ts} | {tc} | {gains.get((m, 'ts'), '–')} | {gains.get((m, 'tc'), '–')} |"
+        )
+    st.markdown("\n".join(lines))
+    st.caption(
+        "Mean over each method's evaluation runs; DocsChisel's relative gain over the method with its mark "
+        "(\\* p<0.05, \\*\\* p<0.01, \\*\\*\\* p<0.001, n.s. not significant). *Box plots* shows every run and "
+        "the tests behind the marks; *Runs and their traces* opens any run's traces."
+    )
+
+
 def boxes(points: pd.DataFrame, split: str, outcomes: pd.DataFrame | None = None) -> None:
     c = st.columns(2)
     tables = []
@@ -342,7 +377,8 @@ def boxes(points: pd.DataFrame, split: str, outcomes: pd.DataFrame | None = None
     )
 
 
-def summary(points: pd.DataFrame, split: str, benchmark: str) -> None:
+def runs_table(points: pd.DataFrame, split: str, benchmark: str) -> None:
+    """Every evaluation run with its mean TS and TC, and links to its traces and to its failed ones."""
     g = points.groupby(["method", "run_id", "run", "docset_id"], as_index=False).agg(
         ts=("ts", "mean"), tc=("tc", "mean"), repeats=("repeat", "nunique"), tasks=("n", "max")
     )
@@ -355,7 +391,6 @@ def summary(points: pd.DataFrame, split: str, benchmark: str) -> None:
         for r, d in zip(g["run_id"], g["docset_id"], strict=True)
     ]
     g["order"] = g["method"].map({m: i for i, m in enumerate(charts.METHOD_ORDER)}).fillna(99)
-    st.markdown("##### Evaluation runs")
     st.dataframe(
         g.sort_values(["order", "run"]),
         hide_index=True,
@@ -501,19 +536,18 @@ def evaluation_runs(path: str) -> None:
     c[2].caption(
         "Evaluation runs per method: " + " · ".join(f"{NAMES.get(m, m)} {n}" for m, n in counts.items())
     )
-    # lazy: the efficiency table and the curves are built and drawn only when their tab is opened
-    scores, costs, iters = st.tabs(
-        ["Scores", "Efficiency (Table III)", "Iteration curves (Figs. 9–10)"],
-        key="cmp_view",
-        on_change="rerun",
+    # Lazy tabs: only the open view is built and sent. The default is the scores as one small table (the
+    # means and the marks of the box plots); the box plots (a chart library the browser loads and two
+    # charts it draws), the table of every run, the efficiency table and the curves each wait for a click.
+    tabs = st.tabs(list(VIEWS), key="cmp_view", on_change="rerun")
+    views = (
+        lambda: scores(points, q.method_task_outcomes(path, benchmark, split)),
+        lambda: boxes(points, split, q.method_task_outcomes(path, benchmark, split)),
+        lambda: runs_table(points, split, benchmark),
+        lambda: efficiency(path, benchmark, points),
+        lambda: curves(path, benchmark),
     )
-    if scores.open:
-        with scores:
-            boxes(points, split, q.method_task_outcomes(path, benchmark, split))
-            summary(points, split, benchmark)
-    if costs.open:
-        with costs:
-            efficiency(path, benchmark, points)
-    if iters.open:
-        with iters:
-            curves(path, benchmark)
+    for tab, view in zip(tabs, views, strict=True):
+        if tab.open:
+            with tab:
+                view()
