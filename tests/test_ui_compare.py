@@ -51,7 +51,8 @@ def test_the_default_view_draws_the_scores_and_defers_the_rest(seeded: Path) -> 
     dc_ts = sig[(sig["metric"] == "TS") & (sig["versus"] == "DC vs OG")].iloc[0]
     assert f"{100 * dc_ts['dc']:.1f}%" in rows["DocsChisel (DC)"]
     assert f"{100 * dc_ts['other']:.1f}%" in rows["Original docs (OG)"]
-    assert dc_ts["mark"] in rows["Original docs (OG)"].replace("\\*", "*")
+    gain = f"{100 * (dc_ts['dc'] - dc_ts['other']):+.1f} pp {dc_ts['mark']}"
+    assert f"| {gain} |" in rows["Original docs (OG)"].replace("\\*", "*")
     assert dc_ts["test"] == "paired per task"  # DC and OG ran the same test tasks
 
     # every run, with links to its traces

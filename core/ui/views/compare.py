@@ -295,14 +295,14 @@ def significance(
 
 
 def scores(points: pd.DataFrame, outcomes: pd.DataFrame | None = None) -> None:
-    """Each method's mean TS and TC over its evaluation runs, and DocsChisel's gain over it with the mark
-    of the box plots, as one Markdown table: the answer at a glance, drawn without the chart library."""
+    """Each method's mean TS and TC over its evaluation runs, and DocsChisel's gain over it (in points, as
+    the paired test measures it) with the mark of the box plots, as one Markdown table: the answer at a
+    glance, drawn without the chart library."""
     means = points.groupby("method")[["ts", "tc"]].mean()
     gains = {}
     for metric in ("ts", "tc"):
         for r in significance(points, metric, outcomes)[0].to_dict("records"):
-            rel = r["relative"]
-            gain = f"{'+' if rel and rel > 0 else ''}{ui.pct(rel)}"
+            gain = ui.pp(100 * (r["dc"] - r["other"]))
             gains[r["versus"].removeprefix("DC vs "), metric] = f"{gain} {r['mark']}".replace("*", "\\*")
     known = [m for m in charts.METHOD_ORDER if m in means.index]
     lines = ["| Method | TS | TC | DC's gain in TS | DC's gain in TC |", "|:--|--:|--:|--:|--:|"]
@@ -313,7 +313,7 @@ def scores(points: pd.DataFrame, outcomes: pd.DataFrame | None = None) -> None:
         )
     st.markdown("\n".join(lines))
     st.caption(
-        "Mean over each method's evaluation runs; DocsChisel's relative gain over the method with its mark "
+        "Mean over each method's evaluation runs; DocsChisel's mean minus the method's, with its mark "
         "(\\* p<0.05, \\*\\* p<0.01, \\*\\*\\* p<0.001, n.s. not significant). *Box plots* shows every run and "
         "the tests behind the marks; *Runs and their traces* opens any run's traces."
     )
