@@ -272,10 +272,13 @@ def test_every_page_renders_with_a_screenshot(server, page) -> None:  # noqa: AN
         read, cut = cut_grid_headers(page)
         assert not cut, f"{path}: data grid headers cut at {WIDTH} px: {cut}"
         grids += read
-    # the grids a page draws on request: the diagnoses as one table, every version of a doc
+    # the grids a page draws on request: the diagnoses as one table, every version of a doc, the tests
+    # behind the box plots' marks and every evaluation run of a comparison
     for path, title, opener in (
         ("diagnoses", "Diagnoses & plans", lambda: page.get_by_role("tab", name="Failed traces as a table")),
         ("doc_review", "Doc review", lambda: page.get_by_text(re.compile(r"^All \d+ versions of "))),
+        ("compare", "Compare methods", lambda: page.get_by_role("tab", name="Box plots (Fig. 8)")),
+        ("compare", "Compare methods", lambda: page.get_by_role("tab", name="Runs and their traces")),
     ):
         visit(page, base, path, title)
         before = ran(page)
@@ -349,6 +352,13 @@ def test_filter_traces_step_and_open_one(server, page) -> None:  # noqa: ANN001
 def test_a_point_of_a_box_plot_opens_its_traces(server, page) -> None:  # noqa: ANN001
     base, _ = server
     visit(page, base, "compare", "Compare methods")
+    # the scores' table first, the plots a tab away
+    assert page.get_by_test_id("stVegaLiteChart").count() == 0
+    page.get_by_role("cell", name="DocsChisel (DC)").wait_for()
+    before = ran(page)
+    page.get_by_role("tab", name="Box plots (Fig. 8)").click()
+    ran(page, before)
+    drawn(page)
     boxes = page.get_by_test_id("stVegaLiteChart").filter(has=page.locator("g.mark-symbol"))
     points = boxes.first.locator("g.mark-symbol path")
     points.first.wait_for(state="attached")
