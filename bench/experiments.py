@@ -194,7 +194,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
-    # (headroom) but ~0-4 % of calendar and email (their tools mostly fall below the band). OG, ET and
+    # (headroom) but ~0-4 % of calendar and email (their tools mostly fall below the band). The baseline
+    # step's episodes say why: with ReAct, Qwen 0.5B calls a lookup before the write in 0 of 20
+    # calendar, 1 of 20 CRM and 0 of 20 email test tasks, and writes an id copied from a lookup's doc
+    # example instead ("00000000", "00000001", "12345678"); a parameter description that names the
+    # lookup did not change that on 20 calendar tasks. There, the agent's chaining is the bottleneck, not
+    # the docs: an SOP that does the lookup inside one call (sop-workbench-*) is the lever. OG, ET and
     # DC-evidence, 3 optimization x 3 evaluation runs, opt/val tasks capped at 8/4 per tool, 2 samples
     # per profiled task; one domain per command. Per domain, ~7 tools: profile ~170 episodes, DC ~3 x
     # (<= 4 tools x 5 iterations x 12 tasks x 2 samples, fewer as candidate doc sets repeat) ~1,400,
