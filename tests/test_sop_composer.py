@@ -172,3 +172,67 @@ def test_an_sop_call_may_not_outlive_the_episode() -> None:
     with pytest.raises(ToolError, match=r"defect: wall_time"):
         box.execute(Call("sop.hang", {}), timeout_s=0.5)
     assert time.monotonic() - t0 < 3
+
+
+def test_doc_links_give_the_lookup_a_weak_agent_never_made_and_the_sop_reproduces_the_gold_end_state() -> (
+    None
+):
+    """WorkBench's "rename the next X meeting": gold holds only the write; the lookup comes from the docs."""
+    from core.benchmarks.registry import get_benchmark
+    from core.sop.engines import ComposerConstructor
+    from core.sop.mining import doc_linked
+
+    bench = get_benchmark("workbench")
+    read_only = frozenset(t for t in bench.tool_names() if bench.tool_writes(t) is False)
+    renames = [
+        t
+        for t in bench.tasks()
+        if t.domain == "calendar" and len(t.gold) == 1 and t.gold[0].tool == "calendar.update_event"
+    ]
+    exps = [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
+    assert mine(exps) == [], "no trajectory, no mined routine"
+    patterns = doc_linked(exps, bench.original_docs(), read_only)
+    assert [p.tools for p in patterns] == [("calendar.search_events", "calendar.update_event")]
+    top = patterns[0]
+    assert top.support == {e.task_id for e in exps} and top.sources[0] == "doc:calendar.search_events"
+    bindings = {a: (b.kind, b.step, b.key) for a, b in top.steps[1].args}
+    assert bindings["event_id"] == ("output", 0, "event_id") and bindings["field"][0] == "param"
+    assert doc_linked(exps, bench.original_docs(), frozenset()) == [], "no read-only tool, no link"
+
+    sops, rejected = ComposerConstructor(doc_links=True, read_only=read_only).construct(
+        exps, bench.original_docs(), Toolset(), run_id="r", epoch=0
+    )
+    assert not rejected and len(sops) == 1
+    sop = sops[0]
+    assert {p.name: p.required for p in sop.doc.parameters} == {
+        "field": True,
+        "new_value": True,
+        "query": False,  # the lookup's own default
+        "time_min": False,
+        "time_max": False,
+    }
+    assert not sop.doc.examples, "no call of it was seen: no example values"
+    assert ComposerConstructor(read_only=read_only).construct(
+        exps, bench.original_docs(), Toolset(), run_id="r", epoch=0
+    ) == ([], []), "off by default: routines from trajectories only"
+
+    sop_bench = SopBenchmark(bench, Toolset(sops), limits=LIMITS)
+    task = next(t for t in renames if t.task_id == "calendar-042")  # "rename the next sync up meeting"
+    box = sop_bench.new_sandbox(task)
+    args = {
+        "query": "sync up",
+        "time_min": "2023-11-30 00:00:00",
+        "field": "event_name",
+        "new_value": "daily stand-up",
+    }
+    assert box.execute(Call(sop.tool, args)) == "Event updated successfully."
+    inner = [c.call for c in box.take_inner_calls()]
+    assert [c.tool for c in inner] == ["calendar.search_events", "calendar.update_event"]
+    assert sop_bench.score(task, [Call(sop.tool, args), *inner], "done", box).success
+
+
+def test_doc_links_are_part_of_the_run_id_only_when_on() -> None:
+    from core.sop.config import SopConfig
+
+    assert "doc_links" not in SopConfig().key("workbench/domains")  # runs without keep their ids
+    assert SopConfig(doc_links=True).key("workbench/domains")["doc_links"] is True

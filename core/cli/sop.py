@@ -54,6 +54,12 @@ _EVOLVE = (
         help="Also run this model (e.g. a stronger one) on the training tasks; its trajectories join the "
         "construction material. SOPs are still evaluated and tested with the target agent.",
     ),
+    click.option(
+        "--doc-links",
+        is_flag=True,
+        help="The composer also links lookup -> write routines the training tasks' writes need through the "
+        "read-only tools' docs (for an agent that never looks anything up; off: from trajectories only).",
+    ),
     click.option("--epochs", "-n", type=click.IntRange(min=1), default=10, help="Epochs (the paper: 10)."),
     click.option(
         "--batch-size", type=click.IntRange(min=1), default=5, help="Training tasks per mini-batch."
@@ -137,6 +143,7 @@ def _config(kw: dict, variant: str, seed: int):
         test=not kw["no_test"],
         limits=Limits(cpu_s=kw["cpu_s"], wall_s=kw["wall_s"], memory_mb=kw["memory_mb"]),
         explorer=explorer,
+        doc_links=bool(kw.get("doc_links")),
         name=kw.get("name") or "",
     )
 

@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.docs import DocSet, Param, Return, ToolDoc
 from core.sop.mining import Pattern, PatternStep, steps_json
@@ -121,10 +122,16 @@ def needed_outputs(steps: Sequence[PatternStep]) -> dict[int, list[str | None]]:
     return needed
 
 
-def render_code(name: str, pattern: Pattern, doc_line: str) -> str:
-    """The SOP source for `pattern` (see the module docstring)."""
+def render_code(name: str, pattern: Pattern, doc_line: str, defaults: dict[str, Any] | None = None) -> str:
+    """The SOP source for `pattern` (see the module docstring); `defaults`: parameters that may be left out."""
     exprs, params = param_exprs(pattern)
-    lines = [f"def {name}({', '.join(params)}):", f'    """{doc_line}"""']
+    defaults = defaults or {}
+    ordered = [p for p in params if p not in defaults] + [
+        f"{p}={json.dumps(defaults[p]) if defaults[p] is not None else 'None'}"
+        for p in params
+        if p in defaults
+    ]
+    lines = [f"def {name}({', '.join(ordered)}):", f'    """{doc_line}"""']
     lines += step_lines(pattern.steps, exprs, needed_outputs(pattern.steps))
     lines.append(f"    return out{len(pattern.steps)}")
     return "\n".join(lines) + "\n"
@@ -161,7 +168,31 @@ def describe(pattern: Pattern, atomic: DocSet) -> str:
     )
 
 
+def optional_params(pattern: Pattern, atomic: DocSet) -> dict[str, Any]:
+    """A doc-linked routine's lookup parameters that the lookup's doc gives a default: SOP name -> default.
+
+    A routine linked through the docs (`core.sop.mining.doc_linked`) offers
+    every parameter of its lookups (a search by name, by date range, ...),
+    since no trajectory showed which ones a request uses; those the lookup
+    itself may go without keep its documented default. Mined routines keep
+    every parameter required, as the calls they were seen in had them.
+    """
+    if not any(src.startswith("doc:") for src in pattern.sources):
+        return {}
+    exprs, _ = param_exprs(pattern)
+    out: dict[str, Any] = {}
+    for k, step in enumerate(pattern.steps[:-1]):
+        doc = atomic[step.tool] if step.tool in atomic else None
+        for arg, b in step.args:
+            p = doc.param(arg) if doc is not None else None
+            if b.kind == "param" and p is not None and (p.has_default or p.optional):
+                default = p.default if isinstance(p.default, str | int | float | bool) else None
+                out[exprs[(k, arg)]] = default
+    return out
+
+
 def _params_doc(pattern: Pattern, atomic: DocSet) -> tuple[Param, ...]:
+    optional = optional_params(pattern, atomic)
     exprs, params = param_exprs(pattern)
     out: dict[str, Param] = {}
     for k, step in enumerate(pattern.steps):
@@ -176,7 +207,7 @@ def _params_doc(pattern: Pattern, atomic: DocSet) -> tuple[Param, ...]:
                 name=name,
                 description=desc or f"`{arg}` of {step.tool}.",
                 type=src.type if src else None,
-                required=True,
+                required=name not in optional,
             )
     return tuple(out[p] for p in params)
 
@@ -214,7 +245,9 @@ def build_sop(pattern: Pattern, atomic: DocSet, name: str) -> Sop:
         returns=returns,
         examples=(example,) if example else (),
     )
-    code = render_code(name, pattern, f"{' -> '.join(pattern.tools)} (EvoSOP composer)")
+    code = render_code(
+        name, pattern, f"{' -> '.join(pattern.tools)} (EvoSOP composer)", optional_params(pattern, atomic)
+    )
     return Sop(
         name=name,
         doc=doc,

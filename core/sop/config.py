@@ -64,6 +64,10 @@ class SopConfig:
     # construction material: a weak target agent rarely succeeds, so its own trajectories hold
     # few routines to mine. SOPs are still evaluated, reviewed and tested with `agent`.
     explorer: AgentConfig | None = None
+    # The composer also links lookup -> write routines through the read-only tools' docs
+    # (`core.sop.mining.doc_linked`): for a target agent that never looks anything up, no trajectory
+    # shows them. Off is the paper's setting (routines from trajectories only).
+    doc_links: bool = False
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -89,6 +93,8 @@ class SopConfig:
         out.pop("name")
         out["benchmark"] = bench_key
         out["agent"] = self.agent.to_json()
+        if not self.doc_links:
+            out.pop("doc_links")  # runs without them keep the ids they always had
         if self.explorer is None:
             out.pop("explorer")  # runs without one keep the ids they always had
         else:

@@ -20,7 +20,7 @@ from core.benchmarks.base import Call
 from core.docs import DocSet
 from core.sop.composer import Rejected, compose
 from core.sop.merge import merge_offline
-from core.sop.mining import Experience, mine
+from core.sop.mining import Experience, doc_linked, merged, mine
 from core.sop.model import Sop, Toolset
 from core.sop.review import Invocation, Review, review_offline
 
@@ -67,11 +67,17 @@ class ComposerConstructor:
     max_new: int = 3
     min_support: int = 1
     name: str = "composer"
+    # with `doc_links`, lookup -> write routines the batch's gold writes need are linked through the
+    # read-only tools' docs too (`core.sop.mining.doc_linked`), beside the ones mined from trajectories
+    doc_links: bool = False
+    read_only: frozenset[str] = frozenset()
 
     def construct(
         self, experiences: Sequence[Experience], atomic: DocSet, existing: Toolset, *, run_id: str, epoch: int
     ) -> tuple[list[Sop], list[Rejected]]:
         patterns = mine(experiences, max_len=self.max_len)
+        if self.doc_links:
+            patterns = merged(patterns, doc_linked(experiences, atomic, self.read_only))
         return compose(
             patterns, atomic, existing=existing, max_new=self.max_new, min_support=self.min_support
         )
@@ -113,6 +119,8 @@ def make_engines(
     max_len: int = 3,
     min_support: int = 1,
     seed: int = 0,
+    doc_links: bool = False,
+    read_only: frozenset[str] = frozenset(),
 ) -> tuple[Constructor, Merger, Reviewer]:
     """The engines by name; the LLM ones run `model` through the gateway (any model, the local ones too)."""
     if constructor not in CONSTRUCTORS:
@@ -124,7 +132,9 @@ def make_engines(
         from core.sop import llm
 
         model = model or default_optimizer_model()
-    cons: Constructor = ComposerConstructor(max_len, max_new, min_support)
+    cons: Constructor = ComposerConstructor(
+        max_len, max_new, min_support, doc_links=doc_links, read_only=read_only
+    )
     merger: Merger = OfflineMerger()
     if constructor == "llm":
         cons = llm.LlmConstructor(model, max_new=max_new, seed=seed)

@@ -126,6 +126,8 @@ class Evolution:
             max_len=config.max_len,
             min_support=config.min_support,
             seed=config.seed,
+            doc_links=config.doc_links,
+            read_only=self._read_only(),
         )
         self.agent_factory = agent_factory
         self.concurrency = concurrency
@@ -225,6 +227,13 @@ class Evolution:
             self._progress(epoch + 1, total, f"epoch {epoch}: {len(current)} SOPs kept")
         return self._finish(state, split=split, tasks=tasks, total=total)
 
+    def _read_only(self) -> frozenset[str]:
+        """The tools the benchmark says only read (its `tool_writes` hook; unknown counts as writing)."""
+        writes = getattr(self.base, "tool_writes", None)
+        if not callable(writes):
+            return frozenset()
+        return frozenset(t for t in self.base.tool_names() if writes(t) is False)
+
     def _engine_names(self) -> dict[str, str]:
         return {
             "constructor": getattr(self.constructor, "name", "custom"),
@@ -243,9 +252,10 @@ class Evolution:
             if trace.task_id not in out:
                 continue
             out[trace.task_id].append(Experience(trace.task_id, trace, gold.get(trace.task_id, ())))
+        queries = {t.task_id: t.query for t in tasks}
         for tid, exps in out.items():
             if not exps:
-                exps.append(Experience(tid, None, gold.get(tid, ())))
+                exps.append(Experience(tid, None, gold.get(tid, ()), queries.get(tid, "")))
         return out
 
     def _epoch(

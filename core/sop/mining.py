@@ -25,12 +25,14 @@ support is the number of distinct tasks it was seen in.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.benchmarks.base import Call
 from core.benchmarks.credit import call_match
+from core.docs import DocSet
+from core.docs.lookups import lookup_source
 from core.evaluation import Trace
 from core.sop import sopapi
 from core.sop.model import is_sop_tool
@@ -47,6 +49,7 @@ class Experience:
     task_id: str
     trace: Trace | None
     gold: tuple[Call, ...] = ()
+    query: str = ""  # the task's request (a trace carries its own)
 
 
 @dataclass(frozen=True)
@@ -228,3 +231,71 @@ def mine(experiences: Sequence[Experience], max_len: int = 3) -> list[Pattern]:
             if not pat.example:
                 pat.example = [dict(s.args) for s in segment]
     return sorted(found.values(), key=lambda p: (-len(p.support), -len(p.steps), -p.links(), p.key))
+
+
+def doc_linked(
+    experiences: Sequence[Experience], atomic: DocSet, read_only: Collection[str]
+) -> list[Pattern]:
+    """Lookup → write routines the training tasks need, linked through the lookups' own docs.
+
+    A weak agent rarely looks anything up (WorkBench's 0.5B target calls a
+    search before the write in almost no calendar or email task), so its
+    trajectories hold no lookup → write segment to mine, while every gold
+    write of those tasks takes an id or an address no request states. The
+    docs of the read-only tools say which of them returns such a value
+    (`core.docs.lookups.lookup_source`: an `event_id` key in
+    `calendar.search_events`' example output, an address from
+    `company_directory.find_email_address`). Each such gold write gives the
+    routine "look each value up with its tool, then write with what it
+    returned": the lookups' parameters are the routine's (those a lookup may
+    go without keep its default: `core.sop.composer.optional_params`), the
+    linked arguments are bound to the lookups' outputs, the others stay
+    parameters. Support is the tasks whose gold write needs it; its sources
+    are `doc:<lookup>`, so the reviewer and the page can tell it was not
+    seen in a trajectory.
+    """
+    found: dict[str, Pattern] = {}
+    for exp in experiences:
+        request = sopapi.norm(exp.trace.query if exp.trace is not None else exp.query)
+        for g in exp.gold:
+            if g.tool in read_only or g.tool not in atomic:
+                continue
+            lookups: dict[str, int] = {}
+            steps: list[PatternStep] = []
+            bindings: list[tuple[str, Binding]] = []
+            for name, value in g.args.items():
+                source = None
+                if _usable(value) and sopapi.norm(value) not in request:
+                    source = lookup_source(name, [value], atomic, read_only, g.tool)
+                if source is None or not atomic[source].parameters:
+                    bindings.append((name, Binding("param")))
+                    continue
+                if source not in lookups:
+                    lookups[source] = len(steps)
+                    free = tuple((p.name, Binding("param")) for p in atomic[source].parameters)
+                    steps.append(PatternStep(source, free))
+                key = None if "@" in str(value) else name  # an address is the lookup's whole answer
+                bindings.append((name, Binding("output", lookups[source], key)))
+            if not steps or len(steps) + 1 > 3:
+                continue
+            psteps = (*steps, PatternStep(g.tool, tuple(bindings)))
+            pat = found.setdefault(pattern_key(psteps), Pattern(psteps))
+            if exp.task_id in pat.support:
+                continue
+            pat.support.add(exp.task_id)
+            pat.sources.append("doc:" + ",".join(lookups))  # no example: no call of it was ever seen
+    return sorted(found.values(), key=lambda p: (-len(p.support), -len(p.steps), -p.links(), p.key))
+
+
+def merged(*groups: Sequence[Pattern]) -> list[Pattern]:
+    """Patterns of several sources as one list: the same routine's support and sources pooled."""
+    out: dict[str, Pattern] = {}
+    for group in groups:
+        for p in group:
+            have = out.get(p.key)
+            if have is None:
+                out[p.key] = Pattern(p.steps, set(p.support), list(p.sources), list(p.example))
+                continue
+            have.support |= p.support
+            have.sources += p.sources
+    return sorted(out.values(), key=lambda p: (-len(p.support), -len(p.steps), -p.links(), p.key))

@@ -23,7 +23,7 @@ import ast
 import json
 import random
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.chisel.differ import Finding
@@ -31,6 +31,7 @@ from core.chisel.engines.base import ToolContext
 from core.chisel.engines.examples import example_text, request_for, value_pattern
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
+from core.docs.lookups import lookup_source
 
 _FORMATS: tuple[tuple[str, str], ...] = (
     (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", "YYYY-MM-DD HH:MM:SS"),
@@ -124,59 +125,6 @@ def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | Non
     value = json.loads(top)
     unstated = sum(str(value).lower() not in (q or "").lower() for q, v in scalars if json.dumps(v) == top)
     return value if unstated * 3 >= n * 2 else None
-
-
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-
-
-def _returns_address(name: str | None, examples: Sequence[str] | None) -> bool:
-    """Whether a tool's return is an email address (`email_address`, or an example that answers with one)."""
-    if "address" in (name or "").lower() and "email" in (name or "").lower():
-        return True
-    for ex in examples or ():
-        answer = ex.strip().splitlines()[-1].strip().strip("\"'") if ex.strip() else ""
-        if _EMAIL.match(answer):
-            return True
-    return False
-
-
-def lookup_source(
-    name: str, values: Sequence[Any], docset: Any, read_only: Collection[str], tool: str
-) -> str | None:
-    """The read-only tool an argument's value is looked up with, from the other tools' own docs.
-
-    WorkBench's writes take ids (`event_id`, `email_id`, `customer_id`) and
-    email addresses that no request states: the agent must search first,
-    and a small model instead makes one up ("00000000", "dmitri@example.com").
-    Which tool returns such a value is in the docs of the lookups: an id is
-    a key of a read-only tool's example output or the name of what it
-    returns; an address comes from a read-only tool whose answer is an email
-    address (not a list of emails). Lookups of the same app come first, then searches and finds
-    over by-id getters. None when the argument is not an id or an address,
-    or no read-only tool's docs show it.
-    """
-    texts = [str(v) for v in values if v is not None]
-    if not texts:
-        return None
-    candidates = [docset[t] for t in sorted(read_only) if t != tool and t in docset]
-    if all(_EMAIL.match(v) for v in texts):
-        hits = [d for d in candidates if any(_returns_address(r.name, d.examples) for r in d.returns)]
-    elif name.endswith("_id") or all(v.isdigit() and len(v) >= 4 for v in texts):
-        key = re.compile(rf"[\"']{re.escape(name)}[\"']\s*:")
-        hits = [
-            d
-            for d in candidates
-            if key.search(" ".join(d.examples or ())) or any(r.name == name for r in d.returns)
-        ]
-    else:
-        return None
-    app = tool.split(".", 1)[0]
-
-    def rank(d: Any) -> tuple[int, int, str]:
-        verb = d.tool.rsplit(".", 1)[-1]
-        return (d.tool.split(".", 1)[0] != app, not verb.startswith(("search", "find")), d.tool)
-
-    return min(hits, key=rank).tool if hits else None
 
 
 def describe_shape(values: Sequence[Any]) -> str | None:
