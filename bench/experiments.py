@@ -266,6 +266,23 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             )
         ],
     ),
+    #  the same run with the composer's doc links (`--doc-links`): the lookup -> write routines the
+    #  training tasks' gold writes need, linked through the lookups' docs, since the 0.5B target calls a
+    #  lookup in almost no calendar or email task (baseline: 0 of 20 each with ReAct). On WorkBench's
+    #  "rename the next X meeting" tasks the linked SOP reproduces the gold end state when it is called
+    #  with the name and today's date (10 of 10); whether the 0.5B agent calls it so is what this
+    #  measures. Episodes as sop-workbench-1 (its epoch 0 and atomic test episodes are reused), ~35 s
+    #  each (a first SOP call adds a worker process start, < 1 s).
+    "sop-workbench-doclinks": (
+        330,
+        3.2,
+        [
+            _sop(
+                "evolve",
+                "--variant full --doc-links --max-train-tasks 25 --max-test-tasks 40 --epochs 10 --seed 0",
+            )
+        ],
+    ),
     #  the ablations over 3 seeds (the repeats): ReAct with atomic tools (every run's epoch 0 and atomic
     #  test), one-shot induction (ASI-like), EvoSOP without merger, without reviewer, full; email, calendar
     #  and multi_domain, 20 training tasks, 8 epochs (4 constructing), 60 held-out test tasks. Per seed:
@@ -298,6 +315,7 @@ WAREHOUSE = {
     "sop-workbench-1": "data/sop-workbench.duckdb",
     "sop-workbench-2": "data/sop-workbench.duckdb",
     "sop-workbench-explore": "data/sop-workbench.duckdb",
+    "sop-workbench-doclinks": "data/sop-workbench.duckdb",
 }
 
 
