@@ -81,6 +81,13 @@ def test_a_looping_trace_reads_right(looped: tuple[Path, str]) -> None:
     assert any(e.label.startswith("Step timeline") for e in at.expander)
     shown = at.dataframe[0].value if episode in set(at.dataframe[0].value.get("episode_id", [])) else None
     assert shown is None or shown.set_index("episode_id").loc[episode, "open"] == "▶"
+    # the timeline's grid is drawn only once its expander is opened
+    grids = len(at.dataframe)
+    at.session_state["tr_timeline"] = True
+    at.run()
+    assert not problems(at) and len(at.dataframe) == grids + 1
+    timeline = at.dataframe[-1].value
+    assert {"latency_s", "tokens_in", "tokens_out"} <= set(timeline.columns)
 
 
 def test_after_next_the_table_marks_the_open_trace_and_coming_back_keeps_it(looped: tuple[Path, str]) -> None:

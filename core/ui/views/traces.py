@@ -275,7 +275,11 @@ def step_timeline(detail: dict[str, Any]) -> None:
     if rows.empty:
         return
     longest = float(rows["latency_s"].max()) if rows["latency_s"].notna().any() else 0.0
-    with st.expander(f"Step timeline · {len(rows)} steps", expanded=False):
+    # lazy: the grid is built and sent only while the expander is open (a grid costs every reload)
+    box = st.expander(f"Step timeline · {len(rows)} steps", key="tr_timeline", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.dataframe(
             rows,
             hide_index=True,
