@@ -94,10 +94,13 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         ],
     ),
     # the original-docs baseline table: every domain, both paradigms, the default backbone
-    # (API-Bank: the whole test split, 78 tasks; WorkBench: 20 tasks per domain)
+    # (API-Bank: the whole test split, 78 tasks; WorkBench: 20 tasks per domain). Measured with two
+    # processes sharing the sweep (`--shard 0/2` and `--shard 1/2`, one per core): WorkBench ReAct
+    # 6-51 s and multi-agent 25-94 s per episode (analytics the slowest: its observations are long),
+    # ~4.5 h of one core for the 12 WorkBench jobs; API-Bank ~1 h.
     "baseline": (
         396,
-        2.5,
+        5.5,
         ["python bench/baseline_local.py --limit-workbench 20 --warehouse data/baseline.duckdb"],
     ),
     # field impact by backbone (Fig. 1's backbone panel): ReAct, 12 test tasks x 3 repeats per cell,
