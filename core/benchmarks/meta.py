@@ -82,3 +82,11 @@ def tool_meta(bench: Any, tool: str, max_source_lines: int = 40) -> ToolMeta:
     fn = getattr(bench, "tool_source", None)
     source = fn(tool, max_source_lines) if callable(fn) else None
     return ToolMeta(tool, hook("tool_domain"), params, source)
+
+
+def read_only_tools(benchmark: Any) -> frozenset[str]:
+    """Tools the benchmark says only read (its `tool_writes(tool) -> bool | None` hook; unknown: not read-only)."""
+    hook = getattr(benchmark, "tool_writes", None)
+    if not callable(hook):
+        return frozenset()
+    return frozenset(t for t in benchmark.tool_names() if hook(t) is False)

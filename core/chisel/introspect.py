@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.benchmarks.meta import read_only_tools  # noqa: F401 - re-exported for the optimizer
 from core.docs import ToolDoc
 
 _NO_DEFAULT = inspect.Parameter.empty
@@ -59,14 +60,6 @@ def from_callable(fn: Callable[..., Any], source: str) -> list[ParamSig]:
             )
         )
     return out
-
-
-def read_only_tools(benchmark: Any) -> frozenset[str]:
-    """Tools the benchmark says only read (its `tool_writes(tool) -> bool | None` hook; unknown: not read-only)."""
-    hook = getattr(benchmark, "tool_writes", None)
-    if not callable(hook):
-        return frozenset()
-    return frozenset(t for t in benchmark.tool_names() if hook(t) is False)
 
 
 def from_doc(doc: ToolDoc) -> list[ParamSig]:

@@ -39,6 +39,7 @@ from typing import Any
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Call, Task
+from core.benchmarks.meta import read_only_tools
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
 from core.benchmarks.splits import Split, get_or_create_split
 from core.docs import DocSet
@@ -127,7 +128,7 @@ class Evolution:
             min_support=config.min_support,
             seed=config.seed,
             doc_links=config.doc_links,
-            read_only=self._read_only(),
+            read_only=read_only_tools(self.base),
         )
         self.agent_factory = agent_factory
         self.concurrency = concurrency
@@ -226,13 +227,6 @@ class Evolution:
             current = self._epoch(epoch, current, [experiences[t.task_id] for t in chunk], train, state)
             self._progress(epoch + 1, total, f"epoch {epoch}: {len(current)} SOPs kept")
         return self._finish(state, split=split, tasks=tasks, total=total)
-
-    def _read_only(self) -> frozenset[str]:
-        """The tools the benchmark says only read (its `tool_writes` hook; unknown counts as writing)."""
-        writes = getattr(self.base, "tool_writes", None)
-        if not callable(writes):
-            return frozenset()
-        return frozenset(t for t in self.base.tool_names() if writes(t) is False)
 
     def _engine_names(self) -> dict[str, str]:
         return {
