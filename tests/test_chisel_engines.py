@@ -660,8 +660,8 @@ def test_the_synthesiser_states_an_implied_value_in_ipd(warehouse) -> None:
 
 def test_an_id_no_request_states_is_looked_up_with_the_tool_whose_docs_return_it() -> None:
     """Ids and addresses come from lookups (by the lookups' own docs); other values have no source."""
-    from core.docs.lookups import lookup_source
     from core.docs import DocSet, Return, ToolDoc
+    from core.docs.lookups import lookup_source
 
     docs = DocSet(
         [
