@@ -286,6 +286,34 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             )
         ],
     ),
+    #  an ablation beyond the paper (`--offer instead`): the doc-linked routines offered in place of the
+    #  atomic writes they wrap (read-only lookups stay offered), since the 0.5B target invoked none of
+    #  the SOPs offered beside the atomic tools (a 10-task calendar pilot: 0 invocations) and writes a
+    #  copied id instead. The pilot first (10 training tasks, 3 epochs of which 2 construct, 20 test
+    #  tasks: ~10 + <= 30 + 2 x 20 = ~80 episodes at ~35-50 s, ~1 h beside two other processes), then
+    #  the paper's protocol as sop-workbench-doclinks (its atomic episodes are reused).
+    "sop-workbench-instead-pilot": (
+        80,
+        1.0,
+        [
+            _sop(
+                "evolve",
+                "--variant full --doc-links --offer instead --max-train-tasks 10 --max-test-tasks 20 "
+                "--epochs 3 --construct-epochs 2 --seed 0",
+            )
+        ],
+    ),
+    "sop-workbench-instead": (
+        330,
+        3.2,
+        [
+            _sop(
+                "evolve",
+                "--variant full --doc-links --offer instead --max-train-tasks 25 --max-test-tasks 40 "
+                "--epochs 10 --seed 0",
+            )
+        ],
+    ),
     #  the ablations over 3 seeds (the repeats): ReAct with atomic tools (every run's epoch 0 and atomic
     #  test), one-shot induction (ASI-like), EvoSOP without merger, without reviewer, full; email, calendar
     #  and multi_domain, 20 training tasks, 8 epochs (4 constructing), 60 held-out test tasks. Per seed:
@@ -319,6 +347,8 @@ WAREHOUSE = {
     "sop-workbench-2": "data/sop-workbench.duckdb",
     "sop-workbench-explore": "data/sop-workbench.duckdb",
     "sop-workbench-doclinks": "data/sop-workbench.duckdb",
+    "sop-workbench-instead-pilot": "data/sop-workbench.duckdb",
+    "sop-workbench-instead": "data/sop-workbench.duckdb",
 }
 
 

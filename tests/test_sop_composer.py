@@ -236,3 +236,58 @@ def test_doc_links_are_part_of_the_run_id_only_when_on() -> None:
 
     assert "doc_links" not in SopConfig().key("workbench/domains")  # runs without keep their ids
     assert SopConfig(doc_links=True).key("workbench/domains")["doc_links"] is True
+
+
+def test_offered_instead_the_wrapped_write_is_withheld_from_the_agent_but_not_from_the_sop() -> None:
+    """The `offer="instead"` ablation: the agent gets the routine, not the atomic write it wraps."""
+    from core.benchmarks.base import ToolError
+    from core.benchmarks.registry import get_benchmark
+    from core.sop.config import SopConfig
+    from core.sop.engines import ComposerConstructor
+
+    bench = get_benchmark("workbench")
+    read_only = frozenset(t for t in bench.tool_names() if bench.tool_writes(t) is False)
+    renames = [
+        t
+        for t in bench.tasks()
+        if t.domain == "calendar" and len(t.gold) == 1 and t.gold[0].tool == "calendar.update_event"
+    ]
+    exps = [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
+    sops, _ = ComposerConstructor(doc_links=True, read_only=read_only).construct(
+        exps, bench.original_docs(), Toolset(), run_id="r", epoch=0
+    )
+    toolset = Toolset(sops)
+    withhold = toolset.wrapped_writes(read_only)
+    assert withhold == {"calendar.update_event"}, "the lookup is read-only and stays offered"
+
+    beside = SopBenchmark(bench, toolset, limits=LIMITS)
+    instead = SopBenchmark(bench, toolset, limits=LIMITS, withhold=withhold)
+    task = next(t for t in renames if t.task_id == "calendar-042")
+    assert "calendar.update_event" in beside.tools_for(task)
+    offered = instead.tools_for(task)
+    assert "calendar.update_event" not in offered
+    assert "calendar.search_events" in offered and sops[0].tool in offered
+    assert instead.key == beside.key + ":instead", "the two offers never share an episode"
+    assert instead.source.load().tools_for(task) == offered, "a worker rebuilds the same offer"
+    email = next(t for t in bench.tasks() if t.domain == "email")
+    assert instead.tools_for(email) == beside.tools_for(email), "no SOP offered there, nothing withheld"
+
+    box = instead.new_sandbox(task)
+    with pytest.raises(ToolError, match=r"not offered here; call sop\."):
+        box.execute(
+            Call("calendar.update_event", {"event_id": "00000000", "field": "event_name", "new_value": "x"})
+        )
+    args = {
+        "query": "sync up",
+        "time_min": "2023-11-30 00:00:00",
+        "field": "event_name",
+        "new_value": "daily stand-up",
+    }
+    assert box.execute(Call(sops[0].tool, args)) == "Event updated successfully."
+    inner = [c.call for c in box.take_inner_calls()]
+    assert instead.score(task, [Call(sops[0].tool, args), *inner], "done", box).success
+
+    assert "offer" not in SopConfig().key("workbench/domains")
+    assert SopConfig(offer="instead").key("workbench/domains")["offer"] == "instead"
+    with pytest.raises(ValueError, match="unknown SOP offer"):
+        SopConfig(offer="nowhere")

@@ -60,6 +60,13 @@ _EVOLVE = (
         help="The composer also links lookup -> write routines the training tasks' writes need through the "
         "read-only tools' docs (for an agent that never looks anything up; off: from trajectories only).",
     ),
+    click.option(
+        "--offer",
+        type=click.Choice(["beside", "instead"]),
+        default="beside",
+        help="beside: SOPs next to every atomic tool (the paper); instead: an ablation that withholds the "
+        "atomic writes an offered SOP wraps (read-only tools stay).",
+    ),
     click.option("--epochs", "-n", type=click.IntRange(min=1), default=10, help="Epochs (the paper: 10)."),
     click.option(
         "--batch-size", type=click.IntRange(min=1), default=5, help="Training tasks per mini-batch."
@@ -144,6 +151,7 @@ def _config(kw: dict, variant: str, seed: int):
         limits=Limits(cpu_s=kw["cpu_s"], wall_s=kw["wall_s"], memory_mb=kw["memory_mb"]),
         explorer=explorer,
         doc_links=bool(kw.get("doc_links")),
+        offer=kw.get("offer") or "beside",
         name=kw.get("name") or "",
     )
 

@@ -19,6 +19,13 @@ the agent as a tool error whose text names the defect,
 The wrapper's key is the base benchmark's key plus the toolset id, and its
 name is `<base>+sop`, so SOP episodes are their own benchmark in the
 warehouse and a re-run of the same toolset resumes its own episodes.
+
+`withhold` (the `offer="instead"` ablation) takes atomic tools out of the
+agent's hands wherever an SOP that calls them is offered: the SOP's inner
+calls still reach them, the agent's own calls get a tool error. The paper
+offers SOPs beside the atomic tools; this measures what a routine is worth
+to an agent that does not choose it by itself. Its key says so
+(`+sop:<toolset>:instead`), so the two offers never share an episode.
 """
 
 from __future__ import annotations
@@ -61,8 +68,16 @@ def defect_of(error: str | None) -> tuple[str, str] | None:
 class SopSandbox:
     """The base sandbox plus SOP dispatch; attributes it does not define come from the base sandbox."""
 
-    def __init__(self, inner: Sandbox, toolset: Toolset, executor: Executor, is_error: Any) -> None:
+    def __init__(
+        self,
+        inner: Sandbox,
+        toolset: Toolset,
+        executor: Executor,
+        is_error: Any,
+        withheld: frozenset[str] = frozenset(),
+    ) -> None:
         self.inner = inner
+        self.withheld = withheld
         self.toolset = toolset
         self.executor = executor
         self.is_error = is_error
@@ -93,6 +108,9 @@ class SopSandbox:
     def execute(self, call: Call, timeout_s: float | None = None) -> str:
         sop = self.toolset.get(call.tool)
         if sop is None:
+            if call.tool in self.withheld:
+                users = sorted(s.tool for s in self.toolset if call.tool in s.uses)
+                raise ToolError(f"{call.tool} is not offered here; call {' or '.join(users)} instead")
             return self._run_inner(call, timeout_s)
         args = dict(call.args)
         _check_args(sop, args)
@@ -203,13 +221,15 @@ class SopSource:
     base: Any  # the base benchmark's `source` (core.benchmarks.registry), or the base itself
     toolset: Toolset
     limits: Limits | None = None
+    withhold: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:  # by content: a worker keeps one build per base, SOPs and limits
-        return f"SopSource({self.base!r}, {self.toolset.toolset_id}, {self.limits!r})"
+        held = f", withhold={sorted(self.withhold)}" if self.withhold else ""
+        return f"SopSource({self.base!r}, {self.toolset.toolset_id}, {self.limits!r}{held})"
 
     def load(self) -> SopBenchmark:
         base = self.base.load() if hasattr(self.base, "load") else self.base
-        return SopBenchmark(base, self.toolset, limits=self.limits)
+        return SopBenchmark(base, self.toolset, limits=self.limits, withhold=self.withhold)
 
 
 def atomic_calls(calls: Sequence[Call]) -> list[Call]:
@@ -242,7 +262,8 @@ class StoredSopScoring:
 
 
 class SopBenchmark:
-    """`base` with `toolset`'s SOPs offered wherever the atomic tools they call are offered."""
+    """`base` with `toolset`'s SOPs offered wherever the atomic tools they call are offered
+    (and, with `withhold`, those atomic tools taken from the agent where such an SOP is offered)."""
 
     def __init__(
         self,
@@ -251,11 +272,13 @@ class SopBenchmark:
         *,
         limits: Limits | None = None,
         executor: Executor | None = None,
+        withhold: frozenset[str] = frozenset(),
     ) -> None:
         self.base = base
         self.toolset = toolset
+        self.withhold = frozenset(withhold)
         self.name = f"{base.name}+sop"
-        self.key = f"{benchmark_key(base)}+sop:{toolset.toolset_id}"
+        self.key = f"{benchmark_key(base)}+sop:{toolset.toolset_id}" + (":instead" if self.withhold else "")
         self.limits = limits
         self.executor = executor or shared_executor(limits)
         self._is_error = error_output_check(base)
@@ -263,7 +286,8 @@ class SopBenchmark:
     @property
     def source(self) -> SopSource:
         """The recipe a Ray worker builds this benchmark from (its SOP worker pool is the worker's own)."""
-        return SopSource(getattr(self.base, "source", None) or self.base, self.toolset, self.limits)
+        base = getattr(self.base, "source", None) or self.base
+        return SopSource(base, self.toolset, self.limits, self.withhold)
 
     def __getattr__(self, name: str) -> Any:  # optional hooks (tool_signature, is_error_output, ...)
         if name == "base":
@@ -285,13 +309,20 @@ class SopBenchmark:
     def tools_for(self, task: Task) -> list[str]:
         offered = self.base.tools_for(task)
         have = set(offered)
-        return [*offered, *(s.tool for s in self.toolset if set(s.uses) <= have)]
+        sops = [s for s in self.toolset if set(s.uses) <= have]
+        return [*(t for t in offered if t not in self._withheld(sops)), *(s.tool for s in sops)]
+
+    def _withheld(self, sops: Sequence[Sop]) -> frozenset[str]:
+        """The withheld tools some offered SOP calls (a tool no offered SOP wraps stays offered)."""
+        return frozenset(t for s in sops for t in s.uses if t in self.withhold)
 
     def system_prompt(self, task: Task) -> str:
         return self.base.system_prompt(task)
 
     def new_sandbox(self, task: Task) -> SopSandbox:
-        return SopSandbox(self.base.new_sandbox(task), self.toolset, self.executor, self._is_error)
+        have = set(self.base.tools_for(task))
+        held = self._withheld([s for s in self.toolset if set(s.uses) <= have])
+        return SopSandbox(self.base.new_sandbox(task), self.toolset, self.executor, self._is_error, held)
 
     def score(
         self, task: Task, calls: Sequence[Call], final_answer: str | None, sandbox: Any = None

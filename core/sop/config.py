@@ -21,6 +21,7 @@ from core.sop.store import EpochSummary
 
 ALGORITHM_VERSION = "evosop-1"
 VARIANTS = ("full", "no-merge", "no-review", "asi")
+OFFERS = ("beside", "instead")
 Log = Callable[[str], None]
 
 
@@ -68,11 +69,17 @@ class SopConfig:
     # (`core.sop.mining.doc_linked`): for a target agent that never looks anything up, no trajectory
     # shows them. Off is the paper's setting (routines from trajectories only).
     doc_links: bool = False
+    # beside: SOPs offered next to every atomic tool (the paper). instead: an ablation that withholds
+    # the atomic writes an offered SOP wraps (`core.sop.bench.SopBenchmark`), for an agent that does
+    # not pick a routine over the atomic call by itself; read-only tools stay offered.
+    offer: str = "beside"
     name: str = ""
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
             raise ValueError(f"unknown EvoSOP variant {self.variant!r}; expected one of {VARIANTS}")
+        if self.offer not in OFFERS:
+            raise ValueError(f"unknown SOP offer {self.offer!r}; expected one of {OFFERS}")
         if self.epochs < 1 or self.batch_size < 1:
             raise ValueError("epochs and batch_size must be at least 1")
 
@@ -95,6 +102,8 @@ class SopConfig:
         out["agent"] = self.agent.to_json()
         if not self.doc_links:
             out.pop("doc_links")  # runs without them keep the ids they always had
+        if self.offer == "beside":
+            out.pop("offer")  # likewise
         if self.explorer is None:
             out.pop("explorer")  # runs without one keep the ids they always had
         else:

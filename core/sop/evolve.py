@@ -118,6 +118,7 @@ class Evolution:
         self.config = config
         self.base = benchmark or get_benchmark(config.benchmark, data_dir)
         self.key = benchmark_key(self.base)
+        self.read_only = read_only_tools(self.base)
         self.ground_truth = ground_truth
         self.constructor, self.merger, self.reviewer = engines or make_engines(
             config.constructor,
@@ -128,7 +129,7 @@ class Evolution:
             min_support=config.min_support,
             seed=config.seed,
             doc_links=config.doc_links,
-            read_only=read_only_tools(self.base),
+            read_only=self.read_only,
         )
         self.agent_factory = agent_factory
         self.concurrency = concurrency
@@ -151,8 +152,11 @@ class Evolution:
         label: dict,
         agent: AgentConfig | None = None,
     ) -> EvalBatch:
+        withhold = toolset.wrapped_writes(self.read_only) if self.config.offer == "instead" else frozenset()
         bench: Benchmark = (
-            self.base if not len(toolset) else SopBenchmark(self.base, toolset, limits=self.config.limits)
+            self.base
+            if not len(toolset)
+            else SopBenchmark(self.base, toolset, limits=self.config.limits, withhold=withhold)
         )
         docs = self.atomic if not len(toolset) else toolset.docset(self.atomic)
         evaluator = RunnerEvaluator(

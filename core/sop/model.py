@@ -139,6 +139,11 @@ class Toolset:
     def patterns(self) -> set[str]:
         return {s.pattern for s in self if s.pattern}
 
+    def wrapped_writes(self, read_only: Iterable[str]) -> frozenset[str]:
+        """The atomic tools these SOPs call that are not read-only: what `offer="instead"` withholds."""
+        ro = set(read_only)
+        return frozenset(t for s in self for t in s.uses if t not in ro and not is_sop_tool(t))
+
     def union(self, sops: Iterable[Sop]) -> Toolset:
         return Toolset([*self, *sops])
 
