@@ -174,13 +174,9 @@ def test_an_sop_call_may_not_outlive_the_episode() -> None:
     assert time.monotonic() - t0 < 3
 
 
-def test_doc_links_give_the_lookup_a_weak_agent_never_made_and_the_sop_reproduces_the_gold_end_state() -> (
-    None
-):
-    """WorkBench's "rename the next X meeting": gold holds only the write; the lookup comes from the docs."""
+def _workbench_renames():
+    """WorkBench, its read-only tools, its "rename the next X meeting" tasks, and four as experiences."""
     from core.benchmarks.registry import get_benchmark
-    from core.sop.engines import ComposerConstructor
-    from core.sop.mining import doc_linked
 
     bench = get_benchmark("workbench")
     read_only = frozenset(t for t in bench.tool_names() if bench.tool_writes(t) is False)
@@ -189,7 +185,17 @@ def test_doc_links_give_the_lookup_a_weak_agent_never_made_and_the_sop_reproduce
         for t in bench.tasks()
         if t.domain == "calendar" and len(t.gold) == 1 and t.gold[0].tool == "calendar.update_event"
     ]
-    exps = [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
+    return bench, read_only, renames, [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
+
+
+def test_doc_links_give_the_lookup_a_weak_agent_never_made_and_the_sop_reproduces_the_gold_end_state() -> (
+    None
+):
+    """WorkBench's "rename the next X meeting": gold holds only the write; the lookup comes from the docs."""
+    from core.sop.engines import ComposerConstructor
+    from core.sop.mining import doc_linked
+
+    bench, read_only, renames, exps = _workbench_renames()
     assert mine(exps) == [], "no trajectory, no mined routine"
     patterns = doc_linked(exps, bench.original_docs(), read_only)
     assert [p.tools for p in patterns] == [("calendar.search_events", "calendar.update_event")]
@@ -241,18 +247,10 @@ def test_doc_links_are_part_of_the_run_id_only_when_on() -> None:
 def test_offered_instead_the_wrapped_write_is_withheld_from_the_agent_but_not_from_the_sop() -> None:
     """The `offer="instead"` ablation: the agent gets the routine, not the atomic write it wraps."""
     from core.benchmarks.base import ToolError
-    from core.benchmarks.registry import get_benchmark
     from core.sop.config import SopConfig
     from core.sop.engines import ComposerConstructor
 
-    bench = get_benchmark("workbench")
-    read_only = frozenset(t for t in bench.tool_names() if bench.tool_writes(t) is False)
-    renames = [
-        t
-        for t in bench.tasks()
-        if t.domain == "calendar" and len(t.gold) == 1 and t.gold[0].tool == "calendar.update_event"
-    ]
-    exps = [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
+    bench, read_only, renames, exps = _workbench_renames()
     sops, _ = ComposerConstructor(doc_links=True, read_only=read_only).construct(
         exps, bench.original_docs(), Toolset(), run_id="r", epoch=0
     )
