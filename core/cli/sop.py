@@ -257,7 +257,7 @@ def show_cmd(run_id: str | None, code: bool, warehouse: str | None) -> None:
         if df.empty:
             click.echo("no EvoSOP runs yet: docschisel sop evolve ...")
             return
-        cols = ["run_id", "variant", "benchmark", "domains", "model", "seed", "status", "epochs", "best_epoch",
+        cols = ["run_id", "method", "benchmark", "domains", "model", "seed", "status", "epochs", "best_epoch",
                 "n_sops", "train_ts", "test_ts", "base_test_ts"]  # fmt: skip
         click.echo(markdown_table(df[cols], floatfmt=".2f"))
         return

@@ -37,6 +37,12 @@ def runs(wh: Any) -> pd.DataFrame:
                   json_extract_string(r.config, '$.agent.model') AS model,
                   json_extract(r.config, '$.seed')::INT AS seed,
                   json_extract_string(r.config, '$.domains') AS domains,
+                  coalesce(json_extract(r.config, '$.doc_links')::BOOLEAN, false) AS doc_links,
+                  coalesce(json_extract_string(r.config, '$.offer'), 'beside') AS offer,
+                  json_extract_string(r.config, '$.explorer.model') AS explorer,
+                  coalesce(json_extract_string(r.config, '$.max_train_tasks'), 'all') AS train_cap,
+                  coalesce(json_extract_string(r.config, '$.max_test_tasks'), 'all') AS test_cap,
+                  json_extract(r.config, '$.epochs')::INT AS n_epochs,
                   (SELECT s.status FROM run_status s WHERE s.run_id = r.run_id ORDER BY s.ts DESC LIMIT 1) AS status,
                   (SELECT count(*) FROM sop_epochs e WHERE e.run_id = r.run_id) AS epochs,
                   x.best_epoch, x.n_sops, x.train_ts, x.base_train_ts, x.test_ts, x.base_test_ts, x.n_test
@@ -44,7 +50,21 @@ def runs(wh: Any) -> pd.DataFrame:
            WHERE r.kind = 'sop' ORDER BY r.created_at DESC"""
     )
     df["domains"] = df["domains"].map(_domains)
+    df["method"] = [
+        _method(v, d, o, e)
+        for v, d, o, e in zip(df["variant"], df["doc_links"], df["offer"], df["explorer"], strict=True)
+    ]
     return df
+
+
+def _method(variant: str, doc_links: Any, offer: str, explorer: Any) -> str:
+    """The variant with the settings beyond the paper's that change what is measured."""
+    extras = [
+        *(["doc links"] if bool(doc_links) else []),
+        *(["instead of the wrapped writes"] if offer == "instead" else []),
+        *([f"explorer {explorer}"] if isinstance(explorer, str) and explorer else []),
+    ]
+    return f"{variant} ({', '.join(extras)})" if extras else str(variant)
 
 
 def epochs_frame(wh: Any, run_id: str) -> pd.DataFrame:
@@ -150,10 +170,12 @@ def _pm(m: float, se: float) -> str:
 
 
 def table1(wh: Any) -> pd.DataFrame:
-    """Table 1 / Fig. 3: per benchmark, domains and agent model, each variant's mean ± s.e. over seeds.
+    """Table 1 / Fig. 3: per benchmark, domains, agent model and protocol (task caps, epochs), each
+    method's mean ± s.e. over seeds.
 
     The atomic row (ReAct with the atomic tools) comes from the same runs'
-    epoch 0 and atomic test evaluation: same tasks, same seeds.
+    epoch 0 and atomic test evaluation: same tasks, same seeds. Runs of another
+    protocol (a pilot on fewer tasks) are a group of their own, never averaged in.
     """
     df = runs(wh)
     df = df[df["status"] == "finished"] if not df.empty else df
@@ -161,26 +183,28 @@ def table1(wh: Any) -> pd.DataFrame:
         return pd.DataFrame()
     order = {"atomic": 0, "asi": 1, "no-merge": 2, "no-review": 3, "full": 4}
     rows = []
-    for (bench, domains, model), g in df.groupby(["benchmark", "domains", "model"], dropna=False):
+    keys = ["benchmark", "domains", "model", "train_cap", "test_cap", "n_epochs"]
+    for (bench, domains, model, train_cap, _test_cap, n_epochs), g in df.groupby(keys, dropna=False):
         atomic = g.drop_duplicates("seed")
         entries = [("atomic", atomic["base_train_ts"], atomic["base_test_ts"], atomic, None)]
-        entries += [(v, gv["train_ts"], gv["test_ts"], gv, gv["n_sops"]) for v, gv in g.groupby("variant")]
+        entries += [(v, gv["train_ts"], gv["test_ts"], gv, gv["n_sops"]) for v, gv in g.groupby("method")]
         for variant, train, test, part, sops in entries:
             rows.append(
                 {
                     "benchmark": bench,
                     "domains": domains,
                     "model": model,
+                    "protocol": f"{train_cap} training tasks, {n_epochs} epochs",
                     "method": variant,
                     "seeds": int(part["seed"].nunique()),
                     "train TS %": _pm(*_mean_se(list(train))),
                     "test TS %": _pm(*_mean_se(list(test))),
                     "test tasks": int(part["n_test"].max() or 0),
                     "SOPs": "–" if sops is None else f"{sops.mean():.1f}",
-                    "_order": order.get(variant, 9),
+                    "_order": order.get(str(variant).split(" ")[0], 9),
                 }
             )
-    out = pd.DataFrame(rows).sort_values(["benchmark", "domains", "model", "_order"])
+    out = pd.DataFrame(rows).sort_values(["benchmark", "domains", "model", "protocol", "_order", "method"])
     return out.drop(columns="_order").reset_index(drop=True)
 
 
@@ -198,7 +222,7 @@ def results_section(wh: Any) -> str | None:
     ]
     finished = runs(wh)
     finished = finished[finished["status"] == "finished"]
-    for _, r in finished.drop_duplicates(["benchmark", "domains", "model", "variant"]).head(6).iterrows():
+    for _, r in finished.drop_duplicates(["benchmark", "domains", "model", "method"]).head(6).iterrows():
         ep = epochs_frame(wh, r["run_id"])
         if ep.empty:
             continue
@@ -206,7 +230,7 @@ def results_section(wh: Any) -> str | None:
         view["ts"] = (100 * view["ts"]).round(1)
         view["rounds"] = view["rounds"].round(2)
         parts += [
-            f"*{r['variant']} on {r['benchmark']} ({r['domains']}), {r['model']}, seed {r['seed']} "
+            f"*{r['method']} on {r['benchmark']} ({r['domains']}), {r['model']}, seed {r['seed']} "
             f"(run `{r['run_id']}`): training TS % and reasoning rounds per epoch (epoch 0 = atomic tools), "
             f"best epoch {r['best_epoch']}*",
             markdown_table(view.rename(columns={"ts": "TS %", "rounds": "rounds/episode", "sops": "SOPs"})),

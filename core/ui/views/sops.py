@@ -113,7 +113,7 @@ def sop_jobs() -> None:
 
 def _run_label(r) -> str:  # noqa: ANN001 - a DataFrame row
     status = r.status or "?"
-    return f"{r.variant} · {r.benchmark} {r.domains or ''} · {r.model} · seed {r.seed} · {status} · {r.run_id[:8]}"
+    return f"{r.method} · {r.benchmark} {r.domains or ''} · {r.model} · seed {r.seed} · {status} · {r.run_id[:8]}"
 
 
 def summary(run, epochs) -> None:  # noqa: ANN001 - DataFrame rows
