@@ -75,8 +75,12 @@ def test_the_sops_page_has_an_empty_state_and_builds_the_job_command(tmp_path: P
     assert any(c.startswith("Live · updated") and "every 2 s" in c for c in captions)
     argv = evolve_argv(
         "workbench", ["email"], model="local/qwen2.5-coder-0.5b", variant="full", constructor="composer",
-        warehouse="w.duckdb", max_train=25, max_test=40,
+        warehouse="w.duckdb", max_train=25, max_test=40, doc_links=True, offer="instead",
     )  # fmt: skip
+    assert "--doc-links" in argv and argv[argv.index("--offer") + 1] == "instead"
+    assert "--offer" not in evolve_argv(
+        "workbench", [], model="m", variant="full", constructor="composer", warehouse="w.duckdb"
+    ), "the default offer passes no option"
     from click.testing import CliRunner
 
     from core.cli.main import cli

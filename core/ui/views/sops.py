@@ -51,6 +51,8 @@ def evolve_argv(
     max_test: int = 0,
     max_steps: int = 4,
     seed: int = 0,
+    doc_links: bool = False,
+    offer: str = "beside",
 ) -> list[str]:
     """The `docschisel sop evolve` arguments of a job (0 = no cap on the task samples)."""
     argv = [
@@ -64,6 +66,10 @@ def evolve_argv(
         argv += ["--max-train-tasks", str(max_train)]
     if max_test:
         argv += ["--max-test-tasks", str(max_test)]
+    if doc_links:
+        argv.append("--doc-links")
+    if offer != "beside":
+        argv += ["--offer", offer]
     return argv
 
 
@@ -85,10 +91,22 @@ def start_form(path: str) -> None:
         )
         max_test = c[4].number_input("Test tasks", 0, 10_000, 40, key="sopjob_test", help="Seeded; 0 = all")
         seed = c[5].number_input("Seed", 0, 1000, 0, key="sopjob_seed")
+        c = st.columns([1, 2, 3], vertical_alignment="center")
+        doc_links = c[0].checkbox(
+            "Doc links", key="sopjob_doclinks",
+            help="Also build look-up-then-write routines from the lookups' docs (for an agent that never looks "
+            "anything up); off is the paper's setting.",
+        )  # fmt: skip
+        offer = c[1].radio(
+            "Offer SOPs", ["beside", "instead"], horizontal=True, key="sopjob_offer",
+            format_func={"beside": "beside the atomic tools", "instead": "instead of the writes"}.get,
+            help="Instead: an ablation that withholds the atomic writes an offered SOP wraps (docs/sop.md).",
+        )  # fmt: skip
         if st.button("Start EvoSOP", type="primary", icon=":material/play_arrow:", key="start_sop"):
             argv = evolve_argv(
                 benchmark, domains, model=model, variant=variant, constructor=constructor, warehouse=path,
                 epochs=int(epochs), max_train=int(max_train), max_test=int(max_test), seed=int(seed),
+                doc_links=bool(doc_links), offer=str(offer),
             )  # fmt: skip
             params = {"benchmark": benchmark, "domains": domains, "variant": variant, "model": model}
             job_id = jobs.start_job(wh(), "sop", argv, params)
