@@ -108,6 +108,42 @@ def test_evosop_builds_sops_that_raise_success_and_cut_rounds(warehouse) -> None
     labels = warehouse.rows("SELECT DISTINCT unnest(labels) FROM sop_reviews WHERE run_id = ?", [res.run_id])
     assert ("optimal",) in labels
 
+    # uptake: each evaluation with SOPs offered, from the traces (the SOP's inner calls are not the agent's)
+    from core.sop.report import uptake_frame
+
+    uptake = uptake_frame(warehouse, res.run_id)
+    assert list(uptake["evaluation"])[-1] == "test" and list(uptake["evaluation"])[0] == "epoch 1"
+    test = uptake.iloc[-1]
+    sop_eps = warehouse.scalar(
+        """SELECT count(DISTINCT e.episode_id) FROM episodes e JOIN run_episodes r USING (episode_id)
+           JOIN events v USING (episode_id)
+           WHERE r.run_id = ? AND v.kind = 'tool_call' AND v.tool LIKE 'sop.%'""",
+        [res.test["sop"]["run_id"]],
+    )
+    assert test["episodes"] == res.test["sop"]["n"] and test["with an SOP call"] == sop_eps > 0
+
+
+class _SopBlindAgent(RoutineAgent):
+    """RoutineAgent that never sees the SOPs it is offered: it looks up and writes with the atomic tools."""
+
+    def run(self, ctx):
+        ctx.docs = [d for d in ctx.docs if not d.tool.startswith("sop.")]
+        return super().run(ctx)
+
+
+def test_uptake_says_when_the_agent_calls_no_sop_and_what_it_called_instead(warehouse) -> None:
+    from core.sop.report import results_section, uptake_frame
+
+    res = _run(warehouse, _config(epochs=2, construct_epochs=1), agent_factory=_SopBlindAgent)
+    assert len(res.toolset) >= 1, "its own trajectories hold the routines"
+    uptake = uptake_frame(warehouse, res.run_id)
+    assert list(uptake["evaluation"]) == ["epoch 1", "epoch 2", "test"]
+    assert (uptake["with an SOP call"] == 0).all() and (uptake["episodes"] > 0).all()
+    assert all(
+        "contacts.lookup ×" in v and "sop." not in v for v in uptake["the agent's calls in the others"]
+    )
+    assert "Uptake: the evaluations with SOPs offered" in (results_section(warehouse) or "")
+
 
 def test_sops_come_from_training_tasks_only_and_the_test_split_is_touched_once(warehouse) -> None:
     res = _run(warehouse, _config())

@@ -169,6 +169,56 @@ def _pm(m: float, se: float) -> str:
     return f"{100 * m:.1f}" + ("" if math.isnan(se) else f" ± {100 * se:.1f}")
 
 
+def uptake_frame(wh: Any, run_id: str, top: int = 3) -> pd.DataFrame:
+    """Per evaluation with SOPs offered: episodes, how many called an SOP, and what the agent called
+    in the others (its own calls, not an SOP's inner ones; the `top` most frequent tools).
+
+    Why: a toolset whose SOPs are never invoked cannot change the score, and
+    the table says so from the traces, with what the agent did instead.
+    """
+    df = wh.query(
+        """WITH ev AS (
+             SELECT r.run_id, r.kind, json_extract(r.config, '$.epoch')::INT AS epoch, re.episode_id
+             FROM runs r JOIN run_episodes re USING (run_id)
+             WHERE r.parent_run = ? AND r.kind IN ('sop-eval', 'sop-test')
+               AND json_extract_string(r.config, '$.benchmark') LIKE '%+sop:%'),
+           calls AS (
+             SELECT v.episode_id, v.tool FROM events v
+             WHERE v.kind = 'tool_call' AND v.episode_id IN (SELECT episode_id FROM ev)
+               AND json_extract(v.payload, '$.parent_seq') IS NULL)
+           SELECT ev.kind, ev.epoch, ev.episode_id,
+                  coalesce(bool_or(c.tool LIKE 'sop.%'), false) AS sop_called,
+                  list(c.tool) FILTER (WHERE c.tool IS NOT NULL) AS tools
+           FROM ev LEFT JOIN calls c USING (episode_id)
+           GROUP BY ALL""",
+        [run_id],
+    )
+    if df.empty:
+        return pd.DataFrame()
+    df["tools"] = df["tools"].map(
+        lambda v: [str(t) for t in v] if isinstance(v, list | tuple) or hasattr(v, "tolist") else []
+    )
+    rows = []
+    for (kind, epoch), g in df.groupby(["kind", "epoch"], dropna=False, sort=True):
+        others = g[~g["sop_called"]]
+        tally: dict[str, int] = {}
+        for tools in others["tools"]:
+            for t in tools:
+                tally[t] = tally.get(t, 0) + 1
+        instead = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        no_call = int(sum(1 for t in others["tools"] if not t))
+        rows.append(
+            {
+                "evaluation": "test" if kind == "sop-test" else f"epoch {int(epoch)}",
+                "episodes": len(g),
+                "with an SOP call": int(g["sop_called"].sum()),
+                "the agent's calls in the others": ", ".join(f"{t} ×{n}" for t, n in instead)
+                + (f"; no call ×{no_call}" if no_call else ""),
+            }
+        )
+    return pd.DataFrame(rows)  # grouped by (kind, epoch): the epochs in order, then the test
+
+
 def table1(wh: Any) -> pd.DataFrame:
     """Table 1 / Fig. 3: per benchmark, domains, agent model and protocol (task caps, epochs), each
     method's mean ± s.e. over seeds.
@@ -235,6 +285,13 @@ def results_section(wh: Any) -> str | None:
             f"best epoch {r['best_epoch']}*",
             markdown_table(view.rename(columns={"ts": "TS %", "rounds": "rounds/episode", "sops": "SOPs"})),
         ]
+        uptake = uptake_frame(wh, r["run_id"])
+        if not uptake.empty:
+            parts += [
+                "Uptake: the evaluations with SOPs offered, how many episodes called one, and the agent's own "
+                "calls in the episodes that did not",
+                markdown_table(uptake),
+            ]
         life = lifetimes_table(lifecycle_frame(wh, r["run_id"]))
         if not life.empty:
             parts += [
