@@ -314,6 +314,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             )
         ],
     ),
+    #  uptake diagnostic (bench/sop_uptake.py): does the target call the doc-linked SOP for calendar's
+    #  update_event at all, offered beside the write and instead of it, on 10 optimization-split tasks
+    #  whose gold is that single write? Qwen 0.5B both offers (~20 episodes at ~20 s), Qwen 1.5B instead
+    #  (~10 episodes at ~2-3 min); ~45 min on one core.
+    "sop-uptake": (
+        30,
+        0.75,
+        [
+            "python bench/sop_uptake.py --model local/qwen2.5-coder-0.5b --tasks 10 --warehouse data/sop-uptake.duckdb",
+            "python bench/sop_uptake.py --model local/qwen2.5-coder-1.5b --tasks 10 --offer instead "
+            "--warehouse data/sop-uptake.duckdb",
+        ],
+    ),
     #  the ablations over 3 seeds (the repeats): ReAct with atomic tools (every run's epoch 0 and atomic
     #  test), one-shot induction (ASI-like), EvoSOP without merger, without reviewer, full; email, calendar
     #  and multi_domain, 20 training tasks, 8 epochs (4 constructing), 60 held-out test tasks. Per seed:
@@ -349,6 +362,7 @@ WAREHOUSE = {
     "sop-workbench-doclinks": "data/sop-workbench.duckdb",
     "sop-workbench-instead-pilot": "data/sop-workbench.duckdb",
     "sop-workbench-instead": "data/sop-workbench.duckdb",
+    "sop-uptake": "data/sop-uptake.duckdb",
 }
 
 
