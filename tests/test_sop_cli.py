@@ -59,6 +59,7 @@ def test_evolve_show_and_export_from_the_command_line(tmp_path, data_dir, restor
     detail = runner.invoke(cli, ["sop", "show", run_id, "--code", "--warehouse", wh])
     assert detail.exit_code == 0, detail.output
     assert "SOP lifetimes" in detail.output and 'tools.call("email.search_emails"' in detail.output
+    assert "Uptake (episodes that called an SOP" in detail.output and "| test |" in detail.output
 
     target = tmp_path / "sops.json"
     exported = runner.invoke(

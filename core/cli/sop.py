@@ -273,6 +273,10 @@ def show_cmd(run_id: str | None, code: bool, warehouse: str | None) -> None:
                 f"e{r.epoch}:{r.successes}/{r.invocations}{'x' if r.pruned else ''}" for r in g.itertuples()
             )
             click.echo(f"  {name}: {cells}")
+    uptake = report.uptake_frame(wh, run_id)
+    if not uptake.empty:
+        click.echo("\nUptake (episodes that called an SOP; the agent's own calls in the others):")
+        click.echo(markdown_table(uptake))
     dec = report.decisions_frame(wh, run_id)
     if not dec.empty:
         click.echo("\n" + markdown_table(dec.drop(columns=["sop_id"])))
