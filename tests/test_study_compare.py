@@ -589,8 +589,12 @@ def test_headroom_band_chooses_the_compared_tools_from_a_profile(tmp_path) -> No
     assert profile["n"] == 3 * profile["tasks"]  # profile_repeats samples per opt/val task
     _, tasks = compare_tasks(wh, s, bench, ["shop.quote"])
     assert tasks and all(t.tools == ("shop.quote",) for t in tasks)
-    with pytest.raises(ValueError, match="headroom band"):
+    with pytest.raises(ValueError, match="headroom band") as none_kept:
         compared_tools(wh, spec("unused", headroom=(0.99, 1.0)), bench, evaluator)
+    # and it says, per tool, why (TS⁰ and partial credit over the profiled episodes)
+    lines = str(none_kept.value).splitlines()[1:]
+    assert [line.split(":")[0].strip() for line in lines] == ["shop.order", "shop.quote"]
+    assert all("over" in line and "episodes is" in line for line in lines)
 
 
 def test_evidence_names_the_evidence_engine_among_optimizer_models() -> None:

@@ -172,25 +172,28 @@ def compared_tools(
         max_opt=spec.max_opt_tasks,
         max_val=spec.max_val_tasks,
     )
+    skipped: dict[str, str] = {}
     if spec.headroom is not None:
-        by_domain = _with_headroom(warehouse, spec, bench, by_domain, evaluator_factory)
+        by_domain = _with_headroom(warehouse, spec, bench, by_domain, evaluator_factory, skipped)
     if spec.limit_tools:
         for domain, items in by_domain.items():
             items.sort(key=lambda tt: (not (tt.opt and tt.val), -(len(tt.opt) + len(tt.val)), tt.tool))
             by_domain[domain] = items[: spec.limit_tools]
     tools = sorted(tt.tool for items in by_domain.values() for tt in items)
     if not tools:
+        why = "".join(f"\n  {tool}: {reason}" for tool, reason in sorted(skipped.items()))
         raise ValueError(
             f"no tool of {spec.benchmark} ({', '.join(spec.domains) or 'all domains'}) has TS⁰ in the headroom "
-            f"band {spec.headroom}: the agent always or never succeeds with the original docs"
+            f"band {spec.headroom}: the agent always or never succeeds with the original docs" + why
         )
     return tools
 
 
 def _with_headroom(
-    warehouse, spec: CompareSpec, bench: Benchmark, by_domain: dict, evaluator_factory
+    warehouse, spec: CompareSpec, bench: Benchmark, by_domain: dict, evaluator_factory, skipped: dict
 ) -> dict:
-    """Keep the tools whose profiled TS⁰ (opt + val, all samples) lies in the spec's band."""
+    """Keep the tools whose profiled TS⁰ (opt + val, all samples) lies in the spec's band; `skipped`
+    gets each other tool's reason (`outside_headroom`)."""
     from core.chisel.decisions import ToolProfile, outside_headroom
     from core.evaluation import RunnerEvaluator
 
@@ -210,8 +213,11 @@ def _with_headroom(
             profile = ToolProfile(
                 tt.tool, domain, batch.only(t.task_id for t in tt.opt), batch.only(t.task_id for t in tt.val)
             )
-            if outside_headroom(profile, spec.headroom) is None:
+            reason = outside_headroom(profile, spec.headroom)
+            if reason is None:
                 kept.setdefault(domain, []).append(tt)
+            else:
+                skipped[tt.tool] = reason
     return kept
 
 
