@@ -333,6 +333,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  update_event at all, offered beside the write and instead of it, on 10 optimization-split tasks
     #  whose gold is that single write? Qwen 0.5B both offers (~20 episodes at ~20 s), Qwen 1.5B instead
     #  (~10 episodes at ~2-3 min); ~45 min on one core.
+    #  Measured (0.5B): beside 0/10 episodes called the SOP (update_event x6, create_event x4), instead
+    #  0/10 (create_event x9, search_events x1), TS 0 both. A 1.5B probe of the same SOP offered instead
+    #  on 10 calendar rename tasks: 0/10, it called search_events with the new name or a wrong window as
+    #  the query, got "No events found." and stopped: the lookup's arguments fail before any chaining.
     "sop-uptake": (
         30,
         0.75,
