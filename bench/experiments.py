@@ -163,6 +163,20 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         10.0,
         [_compare(d, "og,et,dc", "--optimizer-model evidence", 3) for d in API_BANK_GROUPS],
     ),
+    #  the LLM engine (the paper's method) offline, on one tool before stage 2 spends hours on it:
+    #  Qwen 1.5B diagnoses, plans and writes for CancelRegistration, 1 iteration, <= 2 traces. Measured:
+    #  6.7 min (6 optimizer calls, 3,892 tokens in / 397 out, ~190 s of them; 48 agent episodes), the
+    #  acceptance rule passed (val TS 0.33 -> 0.67 on 1 val task x 3 samples, opt 0.67 -> 0.86), and the
+    #  edit it wrote is one sentence of task domain ("The task domain is healthcare.") - a noisy accept
+    #  of a near-empty change, which is what Table IV's 1.5B row will measure at scale.
+    "dcllm-smoke": (
+        50,
+        0.15,
+        [
+            "optimize --benchmark api-bank --domain health --tools CancelRegistration --engine llm "
+            f"--optimizer-model {Q15} --iterations 1 --max-traces 2 --repeats 3 --temperature 0.7 --max-steps 1 -j 1"
+        ],
+    ),
     #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM with Qwen 1.5B and with
     #     Qwen 0.5B as the optimizer model (<= 3 traces diagnosed per iteration: ~8 model calls per
     #     iteration): Table IV's three optimizers (evidence engine, 0.5B, 1.5B) for the same target agent.
@@ -383,6 +397,7 @@ WAREHOUSE = {
     "sop-workbench-instead-pilot": "data/sop-workbench.duckdb",
     "sop-workbench-instead": "data/sop-workbench.duckdb",
     "sop-uptake": "data/sop-uptake.duckdb",
+    "dcllm-smoke": "data/dcllm-smoke.duckdb",
 }
 
 
