@@ -410,3 +410,27 @@ def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be
     assert "guard_val_tasks" not in json.loads(
         Warehouse(tmp_path / "unguarded.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
     )  # runs without the guard keep the ids they had before it existed
+
+
+def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path) -> None:
+    """Optimized alone, a tool has only its own validation tasks to be judged on; the run says so."""
+    from core.warehouse import Warehouse
+
+    lines: list[str] = []
+    cfg = OptimizeConfig(
+        benchmark="shop",
+        agent=AGENT,
+        iterations=1,
+        tools=("shop.quote",),
+        min_val_tasks=50,
+        engine="evidence",
+    )
+    optimize(
+        Warehouse(tmp_path / "v.duckdb"),
+        cfg,
+        benchmark=ShopBench(n=12, quote_tasks=6),
+        agent_factory=DocReadingAgent,
+        log=lines.append,
+    )
+    note = [line for line in lines if "note: shop.quote is judged on" in line]
+    assert len(note) == 1 and "fewer than --min-val-tasks 50" in note[0]

@@ -306,6 +306,12 @@ class Optimizer:
             f"[{tt.domain}] {tool}: {len(tt.opt)} opt / {len(tt.val)} val tasks, TS0 val {p.base_val:.2f}, "
             f"opt {p.base_opt:.2f}"
         )
+        if len(tt.val) < cfg.min_val_tasks:
+            self.log(
+                f"  note: {tool} is judged on {len(tt.val)} validation task(s), fewer than --min-val-tasks "
+                f"{cfg.min_val_tasks}: the tools optimized with it had no more to pool, so one sample more or "
+                "less decides its acceptance; optimize it beside its domain's other tools for a firmer judgement"
+            )
         ctx = ToolContext(
             benchmark=self.bench,
             tool=tool,
