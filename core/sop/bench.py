@@ -310,7 +310,8 @@ class SopBenchmark:
         offered = self.base.tools_for(task)
         have = set(offered)
         sops = [s for s in self.toolset if set(s.uses) <= have]
-        return [*(t for t in offered if t not in self._withheld(sops)), *(s.tool for s in sops)]
+        held = self._withheld(sops)
+        return [*(t for t in offered if t not in held), *(s.tool for s in sops)]
 
     def _withheld(self, sops: Sequence[Sop]) -> frozenset[str]:
         """The withheld tools some offered SOP calls (a tool no offered SOP wraps stays offered)."""
