@@ -48,6 +48,8 @@ def test_the_sops_page_shows_a_run(evolved: tuple[Path, str]) -> None:
     assert at.title[0].value == "SOPs"
     assert at.selectbox(key="sop_run").value == run_id
     assert len(at.get("vega_lite_chart")) == 2  # lifetimes and curves
+    uptake = next(df.value for df in at.dataframe if "with an SOP call" in df.value.columns)
+    assert list(uptake["evaluation"])[-1] == "test" and uptake["with an SOP call"].sum() > 0
     codes = [c.value for c in at.code]
     assert any(c.startswith("def ") and "tools.call(" in c for c in codes), "the SOP's code, read-only"
     assert any("Returns" in c or "Parameters" in c or "lookup" in c for c in codes), "its schema"

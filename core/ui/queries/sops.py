@@ -27,6 +27,11 @@ def lifecycle(wh: Warehouse, run_id: str) -> pd.DataFrame:
 
 
 @cached_query
+def uptake(wh: Warehouse, run_id: str) -> pd.DataFrame:
+    return report.uptake_frame(wh, run_id)
+
+
+@cached_query
 def decisions(wh: Warehouse, run_id: str) -> pd.DataFrame:
     return report.decisions_frame(wh, run_id)
 

@@ -248,6 +248,10 @@ def render() -> None:
             st.caption(
                 "Numbers: successful invocations / invocations per epoch (successful: no defect, task passed)."
             )
+        uptake = q.uptake(path, run_id)
+        if not uptake.empty:
+            st.markdown("**Uptake**: episodes that called an SOP, and the agent's own calls in the others")
+            st.dataframe(uptake, hide_index=True)
     with tabs[1]:
         if not epochs.empty:
             chartview.draw(sop_charts.curves, epochs, key="sop_curves")
