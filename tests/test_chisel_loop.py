@@ -413,7 +413,10 @@ def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be
 
 
 def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path) -> None:
-    """Optimized alone, a tool has only its own validation tasks to be judged on; the run says so."""
+    """Optimized alone, a tool has only its own validation tasks to be judged on; the run says so,
+    and `pool_domain_val` pools from the domain's other validation tasks instead."""
+    from dataclasses import replace
+
     from core.warehouse import Warehouse
 
     lines: list[str] = []
@@ -433,4 +436,23 @@ def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path)
         log=lines.append,
     )
     note = [line for line in lines if "note: shop.quote is judged on" in line]
-    assert len(note) == 1 and "fewer than --min-val-tasks 50" in note[0]
+    assert len(note) == 1 and "fewer than --min-val-tasks 50" in note[0] and "--pool-domain-val" in note[0]
+
+    def val_count(log: list[str]) -> int:
+        line = next(x for x in log if x.startswith("[") and "shop.quote:" in x and " val tasks" in x)
+        return int(line.split(" opt / ")[1].split(" val")[0])
+
+    # with --pool-domain-val the orders' validation tasks (a tool not optimized here) join the pool
+    pooled: list[str] = []
+    wide = replace(cfg, min_val_tasks=4, pool_domain_val=True)
+    optimize(
+        Warehouse(tmp_path / "v2.duckdb"),
+        wide,
+        benchmark=ShopBench(n=12, quote_tasks=6),
+        agent_factory=DocReadingAgent,
+        log=pooled.append,
+    )
+    # the toy's split holds one validation task per tool: alone 1, pooled from the domain 2
+    assert val_count(lines) == 1 and val_count(pooled) == 2
+    assert "pool_domain_val" not in cfg.key("shop", "evidence", "none")
+    assert wide.key("shop", "evidence", "none")["pool_domain_val"] is True

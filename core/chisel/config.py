@@ -49,6 +49,10 @@ class OptimizeConfig:
     # A tool with fewer validation tasks is judged on its domain's pooled validation tasks
     # (0: never pool, the paper's setting; the CLI and the comparison harness default to MIN_VAL_TASKS).
     min_val_tasks: int = 0
+    # Pool from every validation task of the domain that calls a tool, not only from the tools optimized
+    # together: a tool optimized alone (`--tools X`) otherwise has nothing to pool and is judged on its
+    # own one or two validation tasks. Off keeps the pool the tools optimized together.
+    pool_domain_val: bool = False
     # Every tool's validation also holds up to this many of its domain's validation tasks whose ground
     # truth calls no tool (0: none, the paper's setting; the CLI and the comparison harness default to
     # GUARD_VAL_TASKS). A doc that pushes the agent to call its tool ("call it whenever…") fixes the
@@ -91,6 +95,8 @@ class OptimizeConfig:
         d.pop("name")
         if not d["guard_val_tasks"]:  # runs without a guard keep the ids they had before it existed
             d.pop("guard_val_tasks")
+        if not d["pool_domain_val"]:  # likewise
+            d.pop("pool_domain_val")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

@@ -96,7 +96,9 @@ def outside_headroom(
     return None
 
 
-def pool_validation(items: Sequence[ToolTasks], min_val: int, seed: int = 0) -> list[ToolTasks]:
+def pool_validation(
+    items: Sequence[ToolTasks], min_val: int, seed: int = 0, domain_val: Sequence[Task] = ()
+) -> list[ToolTasks]:
     """Tools with fewer than `min_val` validation tasks are topped up from their domain's validation tasks.
 
     Acceptance on one or two validation tasks is noise; the other tasks of
@@ -104,9 +106,11 @@ def pool_validation(items: Sequence[ToolTasks], min_val: int, seed: int = 0) -> 
     on them shows there. Each tool keeps its own validation tasks and gets a
     seeded sample of the others up to `min_val` (not all of them: every
     candidate is evaluated on these tasks at every iteration, and beyond a
-    handful the other tools' tasks add cost more than signal).
+    handful the other tools' tasks add cost more than signal). `domain_val`
+    widens the pool beyond the tools optimized together (a tool optimized
+    alone has no other tools to pool from).
     """
-    pooled = {t.task_id: t for tt in items for t in tt.val}
+    pooled = {t.task_id: t for t in domain_val} | {t.task_id: t for tt in items for t in tt.val}
     out = []
     for tt in items:
         if len(tt.val) >= min_val:
@@ -152,6 +156,7 @@ def judged_groups(
     min_val: int,
     guard_val: int,
     seed: int = 0,
+    pool_domain: bool = False,
 ) -> dict[str, list[ToolTasks]]:
     """Domain -> tools with the validation tasks a candidate is judged on: pooled, then guarded.
 
@@ -159,12 +164,15 @@ def judged_groups(
     accept candidates on the same validation tasks.
     """
     no_call: dict[str, list[Task]] = {}
+    with_call: dict[str, list[Task]] = {}
     for t in split.tasks(tasks, "val"):
-        if not t.tools:
-            no_call.setdefault(t.domain, []).append(t)
+        (with_call if t.tools else no_call).setdefault(t.domain, []).append(t)
     return {
         domain: guard_validation(
-            pool_validation(items, min_val, seed), no_call.get(domain, []), guard_val, seed
+            pool_validation(items, min_val, seed, with_call.get(domain, []) if pool_domain else ()),
+            no_call.get(domain, []),
+            guard_val,
+            seed,
         )
         for domain, items in groups.items()
     }

@@ -151,7 +151,9 @@ class Optimizer:
             max_val=cfg.max_val_tasks,
             seed=cfg.seed,
         )
-        groups = judged_groups(groups, tasks, split, cfg.min_val_tasks, cfg.guard_val_tasks, cfg.seed)
+        groups = judged_groups(
+            groups, tasks, split, cfg.min_val_tasks, cfg.guard_val_tasks, cfg.seed, cfg.pool_domain_val
+        )
         gt = GroundTruth(self.wh, self.run_id, split, all_tasks, allowed=("opt",))
         study_rows = (
             reads.field_impacts(self.wh, cfg.benchmark, cfg.agent.model, cfg.agent.paradigm)
@@ -309,8 +311,13 @@ class Optimizer:
         if len(tt.val) < cfg.min_val_tasks:
             self.log(
                 f"  note: {tool} is judged on {len(tt.val)} validation task(s), fewer than --min-val-tasks "
-                f"{cfg.min_val_tasks}: the tools optimized with it had no more to pool, so one sample more or "
-                "less decides its acceptance; optimize it beside its domain's other tools for a firmer judgement"
+                f"{cfg.min_val_tasks}: there were no more to pool, so one sample more or less decides its "
+                "acceptance; "
+                + (
+                    "optimize it beside its domain's other tools, or pass --pool-domain-val"
+                    if not cfg.pool_domain_val
+                    else "its domain has no more validation tasks"
+                )
             )
         ctx = ToolContext(
             benchmark=self.bench,

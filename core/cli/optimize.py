@@ -64,6 +64,12 @@ from core.cli.common import (
     default=4,
     help="A tool with fewer validation tasks is judged on its domain's pooled validation tasks (0: never).",
 )
+@click.option(
+    "--pool-domain-val",
+    is_flag=True,
+    help="Pool from every validation task of the domain that calls a tool, not only from the tools optimized "
+    "together (for a tool optimized alone with --tools).",
+)
 @guard_val_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
@@ -103,6 +109,7 @@ def command(
     temperature: float,
     headroom: tuple[float, float] | None,
     min_val_tasks: int,
+    pool_domain_val: bool,
     guard_val_tasks: int,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
@@ -153,6 +160,7 @@ def command(
         selection=selection,
         headroom=headroom,
         min_val_tasks=min_val_tasks,
+        pool_domain_val=pool_domain_val,
         guard_val_tasks=guard_val_tasks,
         name=name,
     )
