@@ -419,7 +419,18 @@ def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path)
 
     from core.warehouse import Warehouse
 
-    lines: list[str] = []
+    def run(config: OptimizeConfig, name: str) -> list[str]:
+        log: list[str] = []
+        bench = ShopBench(n=12, quote_tasks=6)
+        optimize(
+            Warehouse(tmp_path / name), config, benchmark=bench, agent_factory=DocReadingAgent, log=log.append
+        )
+        return log
+
+    def val_count(log: list[str]) -> int:
+        line = next(x for x in log if x.startswith("[") and "shop.quote:" in x and " val tasks" in x)
+        return int(line.split(" opt / ")[1].split(" val")[0])
+
     cfg = OptimizeConfig(
         benchmark="shop",
         agent=AGENT,
@@ -428,30 +439,12 @@ def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path)
         min_val_tasks=50,
         engine="evidence",
     )
-    optimize(
-        Warehouse(tmp_path / "v.duckdb"),
-        cfg,
-        benchmark=ShopBench(n=12, quote_tasks=6),
-        agent_factory=DocReadingAgent,
-        log=lines.append,
-    )
+    lines = run(cfg, "v.duckdb")
     note = [line for line in lines if "note: shop.quote is judged on" in line]
     assert len(note) == 1 and "fewer than --min-val-tasks 50" in note[0] and "--pool-domain-val" in note[0]
-
-    def val_count(log: list[str]) -> int:
-        line = next(x for x in log if x.startswith("[") and "shop.quote:" in x and " val tasks" in x)
-        return int(line.split(" opt / ")[1].split(" val")[0])
-
     # with --pool-domain-val the orders' validation tasks (a tool not optimized here) join the pool
-    pooled: list[str] = []
     wide = replace(cfg, min_val_tasks=4, pool_domain_val=True)
-    optimize(
-        Warehouse(tmp_path / "v2.duckdb"),
-        wide,
-        benchmark=ShopBench(n=12, quote_tasks=6),
-        agent_factory=DocReadingAgent,
-        log=pooled.append,
-    )
+    pooled = run(wide, "v2.duckdb")
     # the toy's split holds one validation task per tool: alone 1, pooled from the domain 2
     assert val_count(lines) == 1 and val_count(pooled) == 2
     assert "pool_domain_val" not in cfg.key("shop", "evidence", "none")
