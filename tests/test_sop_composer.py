@@ -176,10 +176,11 @@ def test_an_sop_call_may_not_outlive_the_episode() -> None:
 
 def _workbench_renames():
     """WorkBench, its read-only tools, its "rename the next X meeting" tasks, and four as experiences."""
+    from core.benchmarks.meta import read_only_tools
     from core.benchmarks.registry import get_benchmark
 
     bench = get_benchmark("workbench")
-    read_only = frozenset(t for t in bench.tool_names() if bench.tool_writes(t) is False)
+    read_only = read_only_tools(bench)
     renames = [
         t
         for t in bench.tasks()
