@@ -9,12 +9,17 @@ rows. The warehouse never moves: the runner in this process writes what
 comes back, in its usual batched transactions.
 
 Faults. Actors restart without limit (`max_restarts=-1`); an episode whose
-actor died is run again by Ray up to `max_task_retries` times, so a killed
-worker costs the episode's time, never a duplicate (only the returned record
-is stored) nor a loss. An episode that kills its worker every time comes
-back, after the retries, as a failed episode with the error class
-`worker_lost`. Cancel kills the run's actors: their episodes stop where they
-are, are not stored and run again next time.
+actor died is run again, up to `max_task_retries` times, once the restarted
+actor answers, so a killed worker costs the episode's time, never a
+duplicate (only the returned record is stored) nor a loss. The session does
+those retries itself rather than through Ray's `max_task_retries`: Ray
+fast-fails a task sent to an actor that is still restarting and counts that
+as a try, so a restart slower than the retries (imports on a loaded
+machine) lost the episode. An episode that kills its worker every time
+comes back, after the retries, as a failed episode with the error class
+`worker_lost`; so does one whose worker does not come back within
+`RESTART_WAIT_S`. Cancel kills the run's actors: their episodes stop where
+they are, are not stored and run again next time.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 import uuid
 from concurrent.futures import Future
 from dataclasses import replace
@@ -39,6 +45,8 @@ from core.runner.executors.worker import EpisodeActor, Shipped
 from core.runner.infra import RunAborted
 
 MAX_TASK_RETRIES = 2
+# How long a restarted actor may take to answer again (a fresh process imports the project first).
+RESTART_WAIT_S = 600.0
 # What a worker inherits from the driver besides the models' keys: the project's settings.
 _ENV_PREFIXES = ("DOCSCHISEL_", "LITELLM_", "HF_HUB_OFFLINE")
 _ENV_DRIVER_ONLY = ("DOCSCHISEL_WAREHOUSE", "DOCSCHISEL_JOB_ID", "DOCSCHISEL_EXECUTOR")
@@ -118,9 +126,10 @@ class RayExecutor:
         """
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         wanted = max(1, min(wanted, int(cpus // self.cpus_per_actor) or 1))
-        actor_cls = ray.remote(
-            num_cpus=self.cpus_per_actor, max_restarts=-1, max_task_retries=self.max_task_retries
-        )(EpisodeActor)
+        # max_task_retries=0: the session retries a dead actor's episode itself (see the module doc)
+        actor_cls = ray.remote(num_cpus=self.cpus_per_actor, max_restarts=-1, max_task_retries=0)(
+            EpisodeActor
+        )
         with self._lock:
             if env != self._pool_env:  # another model's key or other settings: actors start with the new ones
                 for actor in self._pool:
@@ -181,23 +190,62 @@ class RaySession:
             )
             index = order[0]
             self._busy[index] += 1
-        ref = self.actors[index].run.remote(self.id, self._box, task, repeat)
         out = _Remote(self._accept)
+        self._attempt(out, index, task, repeat, 1)
+        return out
+
+    def _attempt(self, out: _Remote, index: int, task: Task, repeat: int, tries: int) -> None:
+        """Send the episode to actor `index`; its result, its retry or its loss ends in `out`.
+
+        The actor's slot stays busy while a dead actor restarts, so no other
+        episode is sent to it meanwhile.
+        """
+        ref = self.actors[index].run.remote(self.id, self._box, task, repeat)
 
         def done(fut: Future) -> None:
-            with self._lock:
-                self._busy[index] -= 1
             try:
-                out.set_result(fut.result())
+                shipped = fut.result()
             except BaseException as exc:  # noqa: BLE001 - handed to the runner through the future
-                lost = self._lost(exc, task, repeat)
+                if _died(exc) and not self.aborted and tries <= self.executor.max_task_retries:
+                    threading.Thread(
+                        target=self._recover, args=(out, index, task, repeat, tries), daemon=True
+                    ).start()
+                    return
+                self._release(index)
+                lost = self._lost(exc, task, repeat, tries)
                 if lost is not None:
                     out.set_result((lost, [], []))
                 else:
                     out.set_exception(exc)
+            else:
+                self._release(index)
+                out.set_result(shipped)
 
         ref.future().add_done_callback(done)
-        return out
+
+    def _recover(self, out: _Remote, index: int, task: Task, repeat: int, tries: int) -> None:
+        """Wait until the restarted actor answers, then run the episode on it again."""
+        ray = _ray()
+        actor = self.actors[index]
+        deadline = time.monotonic() + RESTART_WAIT_S
+        while not self.aborted and time.monotonic() < deadline:
+            try:
+                ray.get(actor.pid.remote(), timeout=30)
+            except Exception:  # noqa: BLE001 - still restarting (unavailable, timed out): ask again
+                time.sleep(0.5)
+                continue
+            self._attempt(out, index, task, repeat, tries + 1)
+            return
+        self._release(index)
+        if self.aborted:
+            out.set_exception(RunAborted("the run was cancelled while its worker restarted"))
+            return
+        message = f"the worker running this episode died and did not come back within {RESTART_WAIT_S:.0f} s"
+        out.set_result((lost_episode(self.work, task, repeat, message), [], []))
+
+    def _release(self, index: int) -> None:
+        with self._lock:
+            self._busy[index] -= 1
 
     def _accept(self, shipped: Shipped) -> EpisodeResult:
         """Book a finished episode's accounting and new cache rows in the driver, then hand it over.
@@ -213,13 +261,10 @@ class RaySession:
             gateway.cache.put(**row)
         return result
 
-    def _lost(self, exc: BaseException, task: Task, repeat: int) -> EpisodeResult | None:
+    def _lost(self, exc: BaseException, task: Task, repeat: int, tries: int) -> EpisodeResult | None:
         """The episode record for a task whose worker died on every try (None: another error)."""
-        from ray.exceptions import RayActorError, WorkerCrashedError
-
-        if self.aborted or not isinstance(exc, RayActorError | WorkerCrashedError):
+        if self.aborted or not _died(exc):
             return None
-        tries = 1 + self.executor.max_task_retries
         return lost_episode(
             self.work, task, repeat, f"the worker running this episode died {tries} times: {exc}"[:500]
         )
@@ -232,6 +277,13 @@ class RaySession:
 
     def close(self) -> None:
         self._box.clear()  # the run's shared work can leave the object store
+
+
+def _died(exc: BaseException) -> bool:
+    """Whether `exc` says the episode's worker process died (or restarts), not that the episode failed."""
+    from ray.exceptions import RayActorError, WorkerCrashedError
+
+    return isinstance(exc, RayActorError | WorkerCrashedError)
 
 
 def worker_env(*models: str) -> dict[str, str]:
