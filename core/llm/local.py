@@ -101,20 +101,15 @@ def _runtime_id(kernels: bool = True) -> str:
 
 
 def _check_cpu() -> None:
-    """Refuse a llama.cpp built with AVX-512 on a CPU without it (it would die of SIGILL mid-run)."""
-    import llama_cpp
+    """Refuse a llama.cpp built with kernels this CPU lacks (it would die of SIGILL mid-run)."""
+    from core.llm.cpu import installed_missing
 
-    built = llama_cpp.llama_print_system_info().decode("utf-8", "ignore")
-    if "AVX512 = 1" not in built:
-        return
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return
-    if "avx512f" not in flags:
+    lost = installed_missing()
+    if lost:
         raise LocalModelUnavailable(
-            "llama-cpp-python was built with AVX-512 kernels but this CPU has no AVX-512; rebuild it with "
-            'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir llama-cpp-python==0.3.36'
+            f"llama-cpp-python was built with kernels this CPU lacks ({', '.join(lost)}); rebuild it for "
+            "this machine: pip cache remove 'llama_cpp_python*' && CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" "
+            "pip install --force-reinstall --no-deps llama-cpp-python==0.3.36"
         )
 
 
