@@ -145,6 +145,27 @@ def test_uptake_says_when_the_agent_calls_no_sop_and_what_it_called_instead(ware
     assert "Uptake: the evaluations with SOPs offered" in (results_section(warehouse) or "")
 
 
+class _HopelessAgent(RoutineAgent):
+    """Answers at once, calling nothing: no training task is ever solved."""
+
+    def run(self, ctx):
+        self._think(ctx)
+        return "I cannot do that."
+
+
+def test_a_run_whose_agent_solves_no_training_task_says_it_cannot_tell_toolsets_apart(warehouse) -> None:
+    lines: list[str] = []
+    hopeless = _config(epochs=1, construct_epochs=1, agent=AgentConfig(model="scripted/hopeless"))
+    res = _run(warehouse, hopeless, agent_factory=_HopelessAgent, log=lines.append)
+    assert res.epochs[0].ts == 0.0
+    note = next(line for line in lines if "note:" in line)
+    assert "solves none of the" in note and "training tasks" in note
+    lines.clear()
+    res = _run(warehouse, _config(epochs=1, construct_epochs=1), log=lines.append)
+    assert 0.0 < res.epochs[0].ts < 1.0  # the routine agent sometimes succeeds: nothing to say
+    assert not any("solves none" in line or "solves all" in line for line in lines)
+
+
 def test_sops_come_from_training_tasks_only_and_the_test_split_is_touched_once(warehouse) -> None:
     res = _run(warehouse, _config())
     parts = dict(warehouse.rows("SELECT task_id, part FROM split_assignments"))

@@ -96,6 +96,23 @@ def _summary(epoch: int, batch: EvalBatch, toolset: Toolset, **kw: Any) -> Epoch
     )
 
 
+def _no_headroom(base: EpochSummary, n_train: int) -> str:
+    """Why a run whose atomic agent solves none (or all) of its training tasks can hardly measure SOPs.
+
+    The best epoch is chosen by training TS: at 0 % an SOP must solve a
+    task the agent never solves alone to count at all, at 100 % nothing can
+    be gained, so every epoch ties and the held-out test compares toolsets
+    that were not selected for anything.
+    """
+    solved = "none" if base.ts == 0.0 else "all"
+    return (
+        f"  note: the agent solves {solved} of the {n_train} training tasks with the atomic tools "
+        f"(TS {base.ts:.2f}, TC {base.tc:.2f}), so training success cannot tell SOP toolsets apart and "
+        "the best epoch is a tie; domains where the agent sometimes succeeds, or a stronger agent, "
+        "give the run something to measure"
+    )
+
+
 class Evolution:
     """One evolve run; `run()` does everything and returns the result."""
 
@@ -203,6 +220,9 @@ class Evolution:
             self.wh.record(epoch_rows(self.run_id, summary, [], {}, [], []))
             state.epochs.append(summary)
         self._progress(1, total, "epoch 0: atomic tools")
+        base = next(e for e in state.epochs if e.epoch == 0)
+        if base.ts in (0.0, 1.0):
+            self.log(_no_headroom(base, len(train)))
         chunks = batches(
             train, len(train) if cfg.variant == "asi" else cfg.batch_size, cfg.construct_epochs, cfg.seed
         )
