@@ -200,6 +200,39 @@ def test_llm_engine_retries_invalid_json_and_keeps_untouched_fields(warehouse) -
     assert any("formats inside" in e["text"] for e in json.loads(mem[0][0]))
 
 
+def test_llm_engine_asks_again_with_what_was_tried_when_its_candidate_repeats_the_original(warehouse) -> None:
+    bench = ShopBench(n=24, quote_tasks=0)
+    same = bench.original_docs()["shop.order"].get("IPD")  # the original's parameter descriptions
+    reply, state = _llm_replies()
+    prompts: list[str] = []
+
+    def optimizer(messages):
+        first = messages[0]["content"]
+        if "Apply an operation plan" not in first:
+            return reply(messages)
+        prompts.append(first)
+        if "## Already tried" not in first:  # a small model at T = 0 writes the original back
+            return json.dumps({"edits": [{"op": "Refine", "field": "IPD", "content": same}]})
+        new = {**same, "date": "Delivery day, formatted YYYY-MM-DD."}
+        return json.dumps({"edits": [{"op": "Refine", "field": "IPD", "content": new}]})
+
+    model = script(optimizer, name="chisel-repeater")
+    engine = LLMEngine(model.model)
+    cfg = OptimizeConfig(
+        benchmark="shop", agent=AGENT, iterations=1, engine="llm", optimizer_model=model.model, max_traces=1
+    )
+    result = optimize(warehouse, cfg, benchmark=bench, agent_factory=DocReadingAgent, engine=engine)
+    assert len(prompts) == 2 and "Delivery day." in prompts[1].split("## Already tried")[1]
+    row = warehouse.query("SELECT doc_id, detail FROM candidates WHERE run_id = ?", [result.run_id]).iloc[0]
+    cand = warehouse.load_doc(row.doc_id)
+    assert row.doc_id != bench.original_docs()["shop.order"].doc_id
+    assert "YYYY-MM-DD" in cand.param("date").description
+    assert any("repeated the original; asked again" in n for n in json.loads(row.detail)["notes"])
+    asks = [r for r in model.requests if "Apply an operation plan" in r["messages"][0]["content"]]
+    seeds = [(r["params"] or {}).get("seed") for r in asks]
+    assert len(set(seeds)) == 2  # the second ask samples with another seed
+
+
 def test_llm_engine_falls_back_to_evidence_when_the_model_never_complies(warehouse) -> None:
     model = script(lambda messages: "no JSON here", name="chisel-hopeless")
     engine = LLMEngine(model.model, max_retries=1)

@@ -166,6 +166,7 @@ class LLMEngine:
         purpose: Purpose,
         run_id: str | None = None,
         check: Callable[[M], None] | None = None,
+        seed: int | None | Literal["engine"] = "engine",
     ) -> M:
         """One validated JSON reply; invalid replies are returned to the model with the error."""
         from core.llm import complete
@@ -182,7 +183,7 @@ class LLMEngine:
                 messages,
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
-                seed=self.seed,
+                seed=self.seed if seed == "engine" else seed,
                 purpose=purpose,
                 run_id=run_id,
                 response_format=fmt,
@@ -304,51 +305,99 @@ class LLMEngine:
 
     # ------------------------------------------------------------------ generation (Fig. 6)
     def generate(self, ctx: ToolContext, plan: Plan, memory: DomainMemory) -> tuple[ToolDoc, list[str]]:
+        """The candidate; asked once more, with what was tried, when it repeats an earlier one.
+
+        The prompt of a later iteration often differs from the first only
+        in its memory lines, and a small optimizer model at temperature 0
+        then writes the same content again (or content equal to the
+        original): the iteration would re-measure a known doc. The second
+        ask names the contents already tried for the planned fields and uses
+        another seed.
+        """
         fixed = {o.key(): o.content for o in plan.operations if o.content is not None or o.op == "Remove"}
         todo = [o for o in plan.operations if o.key() not in fixed]
         notes: list[str] = []
         edits: dict[tuple[str, str], Any] = dict(fixed)
         if todo:
-            # requests paired with their own task's calls, values shown as formats (never one task's data)
-            gold = ctx.opt_gold_calls("generation")
-            examples = usage_examples(ctx.original, gold, ctx.gt.query, 3, f"{ctx.seed}:{ctx.tool}")
-            prompt = load_prompt("generation", self.prompt_dir).safe_substitute(
-                tool_name=ctx.original.display_name,
-                doc_json=json.dumps(ctx.original.to_json(), ensure_ascii=False, indent=1),
-                plan="\n".join(f"- {o.op} {o.field}: {o.reason}" for o in todo),
-                domain=ctx.domain,
-                memory=memory.render("generation"),
-                outputs="\n".join(f"- {o[:200]}" for o in ctx.observations.outputs[:3]) or "(none observed)",
-                errors="\n".join(f"- {m[:200]}" for m, _ in ctx.observations.errors[:5]) or "(none observed)",
-                examples="\n".join(f"- {e}" for e in examples) or "(none)",
+            edits.update(self._generated(ctx, plan, todo, memory, notes, ""))
+        doc = self._applied(ctx, plan, edits, notes)
+        seen = {ctx.original.doc_id: ctx.original, **{h.doc_id: h.doc for h in ctx.history}}
+        if todo and doc.doc_id in seen and not any("evidence fallback" in n for n in notes):
+            tried = _tried_contents(todo, seen.values())
+            more: list[str] = []
+            redo = self._generated(ctx, plan, todo, memory, more, tried)
+            again = self._applied(ctx, plan, {**fixed, **redo}, more)
+            if again.doc_id not in seen:
+                notes.append(f"the first reply repeated {_named(doc, ctx)}; asked again with what was tried")
+                return again, notes + more
+            notes.append(f"the reply repeated {_named(doc, ctx)}, also when asked again with what was tried")
+        return doc, notes
+
+    def _generated(
+        self,
+        ctx: ToolContext,
+        plan: Plan,
+        todo: list[Operation],
+        memory: DomainMemory,
+        notes: list[str],
+        tried: str,
+    ) -> dict[tuple[str, str], Any]:
+        """The model's contents for the operations `todo` (the evidence engine's where it fails)."""
+        # requests paired with their own task's calls, values shown as formats (never one task's data)
+        gold = ctx.opt_gold_calls("generation")
+        examples = usage_examples(ctx.original, gold, ctx.gt.query, 3, f"{ctx.seed}:{ctx.tool}")
+        prompt = load_prompt("generation", self.prompt_dir).safe_substitute(
+            tool_name=ctx.original.display_name,
+            doc_json=json.dumps(ctx.original.to_json(), ensure_ascii=False, indent=1),
+            plan="\n".join(f"- {o.op} {o.field}: {o.reason}" for o in todo),
+            domain=ctx.domain,
+            memory=memory.render("generation"),
+            outputs="\n".join(f"- {o[:200]}" for o in ctx.observations.outputs[:3]) or "(none observed)",
+            errors="\n".join(f"- {m[:200]}" for m, _ in ctx.observations.errors[:5]) or "(none observed)",
+            examples="\n".join(f"- {e}" for e in examples) or "(none)",
+        )
+        if tried:
+            prompt += (
+                "\n\n## Already tried\nThese contents of the planned fields were measured already (or are the "
+                "original's) and did not fix the failures; write different content that addresses the plan's "
+                f"reasons:\n{tried}"
             )
-            wanted = {o.key() for o in todo}
+        wanted = {o.key() for o in todo}
 
-            def check(out: GenerationOut) -> None:
-                doc = ctx.original
-                for e in out.edits:
-                    if (e.op, e.field) in wanted:
-                        doc = doc.apply(e.op, e.field, e.content)
+        def check(out: GenerationOut) -> None:
+            doc = ctx.original
+            for e in out.edits:
+                if (e.op, e.field) in wanted:
+                    doc = doc.apply(e.op, e.field, e.content)
 
-            try:
-                out = self.ask(
-                    prompt,
-                    GenerationOut,
-                    purpose=self._purpose("generate", ctx),
-                    run_id=ctx.run_id,
-                    check=check,
-                )
-                for e in out.edits:
-                    if (e.op, e.field) in wanted:
-                        edits[(e.op, e.field)] = e.content
-                    else:
-                        notes.append(f"ignored edit {e.op} {e.field}: not in the plan")
-            except InvalidOutput as exc:
-                self.fallbacks.append(f"generate {ctx.tool}: {exc}")
-                notes.append(f"evidence fallback for generation: {exc}")
-                doc, more = self.fallback.generate(ctx, plan.model_copy(update={"operations": todo}), memory)
-                edits.update({o.key(): content_of(doc, o.field) for o in todo if o.op != "Remove"})
-                notes += more
+        edits: dict[tuple[str, str], Any] = {}
+        try:
+            out = self.ask(
+                prompt,
+                GenerationOut,
+                purpose=self._purpose("generate", ctx),
+                run_id=ctx.run_id,
+                check=check,
+                seed=None if self.seed is None else self.seed + (ctx.iteration if tried else 0),
+            )
+            for e in out.edits:
+                if (e.op, e.field) in wanted:
+                    edits[(e.op, e.field)] = e.content
+                else:
+                    notes.append(f"ignored edit {e.op} {e.field}: not in the plan")
+        except InvalidOutput as exc:
+            self.fallbacks.append(f"generate {ctx.tool}: {exc}")
+            notes.append(f"evidence fallback for generation: {exc}")
+            doc, more = self.fallback.generate(ctx, plan.model_copy(update={"operations": todo}), memory)
+            edits.update({o.key(): content_of(doc, o.field) for o in todo if o.op != "Remove"})
+            notes += more
+        return edits
+
+    @staticmethod
+    def _applied(
+        ctx: ToolContext, plan: Plan, edits: dict[tuple[str, str], Any], notes: list[str]
+    ) -> ToolDoc:
+        """The original with the plan's edits applied in field order (what cannot apply is noted)."""
         doc = ctx.original
         for o in sorted(plan.operations, key=lambda o: CODES.index(o.field)):
             if o.key() not in edits:
@@ -358,7 +407,7 @@ class LLMEngine:
                 doc = doc.apply(o.op, o.field, edits[o.key()])
             except DocError as exc:
                 notes.append(f"{o.op} {o.field} not applied: {exc}")
-        return doc, notes
+        return doc
 
     # ------------------------------------------------------------------ memory (Fig. 7)
     def update_memory(
@@ -432,3 +481,27 @@ class LLMEngine:
             memory.add(
                 "generation", MemoryEntry(text=text[:300], tool=ctx.tool, iteration=it, outcome="note")
             )
+
+
+def _tried_contents(todo: Sequence[Operation], docs: Any) -> str:
+    """The distinct contents the planned fields had in docs already measured (one line each)."""
+    lines: list[str] = []
+    for o in todo:
+        if o.op == "Remove":
+            continue
+        for doc in docs:
+            content = content_of(doc, o.field)
+            if content in (None, "", [], {}):
+                continue
+            line = f"- {o.field}: {json.dumps(content, ensure_ascii=False)[:400]}"
+            if line not in lines:
+                lines.append(line)
+    return "\n".join(lines) or "- (the planned fields were empty in every measured doc)"
+
+
+def _named(doc: ToolDoc, ctx: ToolContext) -> str:
+    """How a repeated candidate is named in the notes: the original, or the iteration that made it."""
+    if doc.doc_id == ctx.original.doc_id:
+        return "the original"
+    it = next((h.iteration for h in ctx.history if h.doc_id == doc.doc_id), None)
+    return f"iteration {it}'s candidate" if it is not None else f"candidate {doc.doc_id}"
