@@ -367,6 +367,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  its episodes) + 5 x 60 test episodes, ~840; 3 seeds ~2,500 episodes at ~35 s (Qwen 0.5B, up to 4
     #  calls): ~24 h on one core. Resumable across sessions (docs/results/runs/sop-workbench/); run it
     #  beside another step, one core each.
+    #  Measured (seeds 0 and 1, ~1 h: an epoch whose toolset offers no SOP to a task replays its
+    #  episodes): the atomic agent solves 0 of 20 training tasks in both seeds, so every epoch ties at
+    #  TS 0.00 and selection picks nothing; the composer's SOPs come from multi_domain gold sequences
+    #  (update_customer_then_update_customer, create_task_then_create_event, create_event_then_send_email),
+    #  no calendar or email task is offered one, and no episode in any epoch or test calls one (0
+    #  invocations). Test TS 3.3-5.0 % on 60 tasks for every variant (2-3 tasks); in seed 0's ASI run,
+    #  55 of the 60 test tasks made exactly the atomic run's calls (all 30 multi_domain ones, offered
+    #  the SOPs; seeded sampling barely moves when only the tool list grows). No headroom: see the
+    #  sop-uptake step for why the agent ignores SOPs.
     "sop-workbench-2": (
         2520,
         24.0,
