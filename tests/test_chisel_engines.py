@@ -208,6 +208,10 @@ def test_llm_engine_asks_again_with_what_was_tried_when_its_candidate_repeats_th
 
     def optimizer(messages):
         first = messages[0]["content"]
+        if "Plan how to revise" in first:
+            return json.dumps(
+                {"operations": [{"op": "Refine", "field": "IPD", "reason": "state the format"}]}
+            )
         if "Apply an operation plan" not in first:
             return reply(messages)
         prompts.append(first)
@@ -231,6 +235,42 @@ def test_llm_engine_asks_again_with_what_was_tried_when_its_candidate_repeats_th
     asks = [r for r in model.requests if "Apply an operation plan" in r["messages"][0]["content"]]
     seeds = [(r["params"] or {}).get("seed") for r in asks]
     assert len(set(seeds)) == 2  # the second ask samples with another seed
+
+
+def test_llm_engine_takes_a_swapped_verb_and_asks_again_for_a_planned_field_it_left_out(warehouse) -> None:
+    reply, _state = _llm_replies()
+    replies: list[str] = []
+
+    def optimizer(messages):
+        first = messages[0]["content"]
+        if "Plan how to revise" in first:
+            ops = [{"op": "Add", "field": "TD", "reason": "say what it does"}]
+            ops.append({"op": "Add", "field": "UE", "reason": "show a call"})
+            return json.dumps({"operations": ops})
+        if "Apply an operation plan" not in first:
+            return reply(messages)
+        replies.append(messages[-1]["content"])
+        edits = [{"op": "Refine", "field": "TD", "content": "Orders an item for delivery on a day."}]
+        if len(replies) == 1:  # a field the plan did not name instead of UE
+            edits.append({"op": "Add", "field": "IPD", "content": {"qty": "How many, at least 1."}})
+        else:
+            edits.append(
+                {"op": "Add", "field": "UE", "content": ['order(item="a1", qty=2, date="2024-03-01")']}
+            )
+        return json.dumps({"edits": edits})
+
+    model = script(optimizer, name="chisel-verb-swapper")
+    bench = ShopBench(n=24, quote_tasks=0)
+    cfg = OptimizeConfig(
+        benchmark="shop", agent=AGENT, iterations=1, engine="llm", optimizer_model=model.model, max_traces=1
+    )
+    engine = LLMEngine(model.model)
+    result = optimize(warehouse, cfg, benchmark=bench, agent_factory=DocReadingAgent, engine=engine)
+    assert len(replies) == 2 and "no content for Add UE" in replies[1] and not engine.fallbacks
+    row = warehouse.query("SELECT doc_id, detail FROM candidates WHERE run_id = ?", [result.run_id]).iloc[0]
+    cand, original = warehouse.load_doc(row.doc_id), bench.original_docs()["shop.order"]
+    assert cand.get("TD") == "Orders an item for delivery on a day."  # Refine TD taken as the planned Add TD
+    assert cand.get("UE") and cand.get("IPD") == original.get("IPD")  # the unplanned IPD edit is not used
 
 
 def test_llm_engine_falls_back_to_evidence_when_the_model_never_complies(warehouse) -> None:

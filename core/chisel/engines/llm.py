@@ -362,13 +362,18 @@ class LLMEngine:
                 "original's) and did not fix the failures; write different content that addresses the plan's "
                 f"reasons:\n{tried}"
             )
-        wanted = {o.key() for o in todo}
 
         def check(out: GenerationOut) -> None:
+            found, _ignored, missing = _planned_edits(out, todo)
+            if missing:
+                asked = ", ".join(f"{op} {field}" for op, field in (o.key() for o in todo))
+                raise ValueError(
+                    f"no content for {', '.join(f'{op} {field}' for op, field in missing)}; the plan asks for "
+                    f"exactly these edits: {asked} (edits of other fields are not used)"
+                )
             doc = ctx.original
-            for e in out.edits:
-                if (e.op, e.field) in wanted:
-                    doc = doc.apply(e.op, e.field, e.content)
+            for (op, field), content in found.items():
+                doc = doc.apply(op, field, content)
 
         edits: dict[tuple[str, str], Any] = {}
         try:
@@ -380,11 +385,9 @@ class LLMEngine:
                 check=check,
                 seed=None if self.seed is None else self.seed + (ctx.iteration if tried else 0),
             )
-            for e in out.edits:
-                if (e.op, e.field) in wanted:
-                    edits[(e.op, e.field)] = e.content
-                else:
-                    notes.append(f"ignored edit {e.op} {e.field}: not in the plan")
+            found, ignored, _missing = _planned_edits(out, todo)
+            edits.update(found)
+            notes += [f"ignored edit {op} {field}: not in the plan" for op, field in ignored]
         except InvalidOutput as exc:
             self.fallbacks.append(f"generate {ctx.tool}: {exc}")
             notes.append(f"evidence fallback for generation: {exc}")
@@ -505,3 +508,30 @@ def _named(doc: ToolDoc, ctx: ToolContext) -> str:
         return "the original"
     it = next((h.iteration for h in ctx.history if h.doc_id == doc.doc_id), None)
     return f"iteration {it}'s candidate" if it is not None else f"candidate {doc.doc_id}"
+
+
+def _planned_edits(
+    out: GenerationOut, todo: Sequence[Operation]
+) -> tuple[dict[tuple[str, str], Any], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The reply's contents for the planned operations, the edits not planned, the operations left empty.
+
+    An edit of a planned field under the other verb (Refine TD for a planned
+    Add TD) is that field's content: the plan's verb is applied. Small models
+    often swap the verbs; the content is what was asked for.
+    """
+    wanted = {o.key() for o in todo}
+    fields: dict[str, list[tuple[str, str]]] = {}
+    for key in wanted:
+        fields.setdefault(key[1], []).append(key)
+    found: dict[tuple[str, str], Any] = {}
+    ignored: list[tuple[str, str]] = []
+    for e in out.edits:
+        key = (e.op, e.field)
+        if key not in wanted and len(fields.get(e.field, [])) == 1:
+            key = fields[e.field][0]
+        if key in wanted:
+            found[key] = e.content
+        else:
+            ignored.append((e.op, e.field))
+    missing = sorted(k for k in wanted if found.get(k) in (None, "", [], {}))
+    return found, ignored, missing
