@@ -181,6 +181,14 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     Qwen 0.5B as the optimizer model (<= 3 traces diagnosed per iteration: ~8 model calls per
     #     iteration): Table IV's three optimizers (evidence engine, 0.5B, 1.5B) for the same target agent.
     #     The 0.5B optimizer's DC run adds ~600 episodes (its optimization and 3 evaluations), ~1.5 h.
+    #     Measured on finance + information (5 information tools in band), LLM engine v1: with Qwen 1.5B
+    #     as optimizer, 33.1 min, 1 of 5 tools changed; 19 of its 25 iterations rebuilt the original doc
+    #     (the model wrote edits of unplanned fields - Add IPD for a planned Add UE, Refine TD for Add TD -
+    #     which were dropped, and at T = 0 repeated them every iteration). With Qwen 0.5B, 0.9 min: it
+    #     judged all 13 diagnosed failures not documentation-related, so no candidate was generated.
+    #     LLM engine v2 sends a reply that leaves a planned field empty back with the error, takes a
+    #     swapped verb, and asks again when a candidate repeats one already measured; its runs get new ids
+    #     (`llm_engine` in the run key), so re-running this step measures it beside v1.
     "compare-api-bank-2": (
         3200,
         7.5,

@@ -449,3 +449,11 @@ def test_a_tool_judged_on_too_few_validation_tasks_is_named_in_the_log(tmp_path)
     assert val_count(lines) == 1 and val_count(pooled) == 2
     assert "pool_domain_val" not in cfg.key("shop", "evidence", "none")
     assert wide.key("shop", "evidence", "none")["pool_domain_val"] is True
+
+
+def test_llm_engine_runs_carry_the_engine_version_and_evidence_runs_keep_their_ids() -> None:
+    from core.chisel.config import LLM_ENGINE_VERSION
+
+    cfg = OptimizeConfig(benchmark="shop", agent=AgentConfig(model="scripted/x"))
+    assert "llm_engine" not in cfg.key("shop", "evidence", "none")
+    assert cfg.key("shop", "llm", "local/qwen2.5-coder-1.5b")["llm_engine"] == LLM_ENGINE_VERSION

@@ -10,6 +10,10 @@ from core.agents.base import AgentConfig
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
 ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard, headroom on own tasks, implied values and lookup sources in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
+# The LLM engine's own version, in the run id of LLM-engine runs only (evidence-engine runs keep theirs):
+# 2: a generation reply that leaves a planned field empty is sent back; a candidate that repeats the
+# original or an earlier one is asked for again with what was tried.
+LLM_ENGINE_VERSION = 2
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 GUARD_VAL_TASKS = 4
@@ -104,4 +108,6 @@ class OptimizeConfig:
         d["engine"] = engine
         d["optimizer_model"] = optimizer_model
         d["algorithm"] = ALGORITHM_VERSION
+        if engine == "llm":
+            d["llm_engine"] = LLM_ENGINE_VERSION
         return d
