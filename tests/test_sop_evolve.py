@@ -384,6 +384,34 @@ def test_table1_and_the_results_section_render_stored_runs(warehouse) -> None:
     assert "## EvoSOP" in text and "| atomic |" in text and "reasoning rounds per epoch" in text
 
 
+def test_table1_pairs_each_method_with_the_atomic_agent_over_test_tasks_and_seeds(warehouse) -> None:
+    from core.reports import render_results
+    from core.study.sop_tests import paired_frame
+
+    bench = OfficeBench(30)
+    for seed in (0, 1):
+        _run(warehouse, _config(variant="full", seed=seed, epochs=3), bench=bench)
+    row = paired_frame(warehouse).iloc[0]
+    # by hand: every (task, seed) pair of the two runs' test evaluations
+    pairs = warehouse.query(
+        """SELECT a.task_id, a.success::INT AS sop, b.success::INT AS atomic, a.n_steps - b.n_steps AS rounds
+           FROM sop_results x
+           JOIN (SELECT r.run_id, e.* FROM run_episodes r JOIN episodes e USING (episode_id)) a
+             ON a.run_id = x.test_run
+           JOIN (SELECT r.run_id, e.* FROM run_episodes r JOIN episodes e USING (episode_id)) b
+             ON b.run_id = x.base_test_run AND b.task_id = a.task_id"""
+    )
+    per_task = pairs.assign(d=pairs["sop"] - pairs["atomic"]).groupby("task_id")[["d", "rounds"]].mean()
+    only_sop = int(((pairs["sop"] == 1) & (pairs["atomic"] == 0)).sum())
+    only_atomic = int(((pairs["sop"] == 0) & (pairs["atomic"] == 1)).sum())
+    assert only_sop > only_atomic, "the SOPs raise success (see the first test)"
+    assert row["method"] == "full" and row["seeds"] == 2 and row["paired tasks"] == len(per_task)
+    assert row["Δ test TS pp [95 % CI]"].startswith(f"{100 * per_task['d'].mean():+.1f} [")
+    assert row["McNemar (only method / only atomic), p"].startswith(f"{only_sop} / {only_atomic},")
+    assert row["Δ rounds per task [95 % CI]"].startswith(f"{per_task['rounds'].mean():+.2f} [")
+    assert "McNemar test on the pairs" in render_results(warehouse)
+
+
 class _NoLookupAgent(RoutineAgent):
     """Weaker than RoutineAgent: with atomic tools it never looks anything up (it writes the name it was
     given as the id, so it never succeeds and its trajectories hold no routine); offered a fitting SOP,

@@ -197,8 +197,16 @@ def comparison(wh) -> str | None:
 @section(50, "EvoSOP: higher-order tools synthesised from trajectories (Table 1, Fig. 2)")
 def evosop(wh) -> str | None:
     from core.sop.report import results_section
+    from core.study.sop_tests import paired_section
 
-    return results_section(wh)
+    body = results_section(wh)
+    if body is None:
+        return None
+    paired = paired_section(wh)
+    if paired is None:
+        return body
+    table1, sep, rest = body.partition("\n\n*")  # Table 1 first, then the per-run curves
+    return f"{table1}\n\n{paired}{sep}{rest}"
 
 
 @section(60, "Tool-REX document expansion and tool retrieval")
