@@ -64,6 +64,10 @@ def test_the_sops_page_shows_a_run(evolved: tuple[Path, str]) -> None:
         "Download OPENAI tools + code",
         "Download MCP tools + code",
     ]
+    t1 = next(df.value for df in at.dataframe if "test TS %" in df.value.columns)
+    assert list(t1["method"]) == ["atomic", "full"], "Table 1 on the page"
+    paired = next(df.value for df in at.dataframe if "Δ test TS pp [95 % CI]" in df.value.columns)
+    assert list(paired["method"]) == ["full"] and paired["paired tasks"].iloc[0] > 0
 
 
 def test_the_sops_page_has_an_empty_state_and_builds_the_job_command(tmp_path: Path) -> None:

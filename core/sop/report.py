@@ -249,7 +249,7 @@ def table1(wh: Any) -> pd.DataFrame:
                     "seeds": int(part["seed"].nunique()),
                     "train TS %": _pm(*_mean_se(list(train))),
                     "test TS %": _pm(*_mean_se(list(test))),
-                    "test tasks": int(part["n_test"].max() or 0),
+                    "test tasks": int(pd.to_numeric(part["n_test"], errors="coerce").fillna(0).max()),
                     "SOPs": "–" if sops is None else f"{sops.mean():.1f}",
                     "_order": order.get(str(variant).split(" ")[0], 9),
                 }

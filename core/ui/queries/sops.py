@@ -17,6 +17,18 @@ def runs(wh: Warehouse) -> pd.DataFrame:
 
 
 @cached_query
+def table1(wh: Warehouse) -> pd.DataFrame:
+    return report.table1(wh)
+
+
+@cached_query
+def paired(wh: Warehouse) -> pd.DataFrame:
+    from core.study.sop_tests import paired_frame
+
+    return paired_frame(wh)
+
+
+@cached_query
 def epochs(wh: Warehouse, run_id: str) -> pd.DataFrame:
     return report.epochs_frame(wh, run_id)
 

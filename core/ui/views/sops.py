@@ -238,7 +238,7 @@ def render() -> None:
     run = next(r for r in runs.itertuples() if r.run_id == run_id)
     epochs = q.epochs(path, run_id)
     summary(run, epochs)
-    tabs = st.tabs(["Lifetimes (Fig. 4)", "Curves (Fig. 2)", "SOPs", "Decisions", "Export"])
+    tabs = st.tabs(["Lifetimes (Fig. 4)", "Curves (Fig. 2)", "SOPs", "Decisions", "Export", "Table 1"])
     with tabs[0]:
         life = q.lifecycle(path, run_id)
         if life.empty:
@@ -266,4 +266,23 @@ def render() -> None:
         )
     with tabs[4]:
         export_buttons(path, run_id)
+    with tabs[5]:
+        table_one(path)
     URL.push()
+
+
+def table_one(path: str) -> None:
+    """Table 1 over every finished run, then each method paired with the atomic agent (same tasks, seeds)."""
+    t1 = q.table1(path)
+    if t1.empty:
+        st.caption("No finished EvoSOP run yet.")
+        return
+    st.markdown("**Table 1**: test and training TS, mean ± standard error over seeds, per protocol")
+    st.dataframe(t1, hide_index=True)
+    paired = q.paired(path)
+    if not paired.empty:
+        st.markdown(
+            "**Paired over test tasks and seeds** against the atomic agent: bootstrap interval, exact McNemar, "
+            "minimum detectable effect, change in reasoning rounds"
+        )
+        st.dataframe(paired, hide_index=True)
