@@ -24,6 +24,7 @@ from core.sop.report import runs
 from core.study.stats import mcnemar_exact, minimum_detectable_effect, paired_task_delta
 
 GROUP = ["benchmark", "domains", "model", "train_cap", "test_cap", "n_epochs"]
+ORDER = {"asi": 1, "no-merge": 2, "no-review": 3, "full": 4}
 
 
 def _outcomes(wh: Any, run_id: str | None) -> tuple[dict[str, float], dict[str, float]]:
@@ -88,7 +89,13 @@ def paired_frame(wh: Any) -> pd.DataFrame:
                     "Δ rounds per task [95 % CI]": _fmt(rounds.mean, rounds.low, rounds.high, 1.0, 2),
                 }
             )
-    return pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame()
+    out = pd.DataFrame(rows)
+    # Table 1's order: the paper's ablations from the least to the most machinery
+    rank = out["method"].map(lambda m: ORDER.get(str(m).split(" ")[0], 9))
+    out = out.assign(_rank=rank).sort_values(["benchmark", "domains", "model", "protocol", "_rank", "method"])
+    return out.drop(columns="_rank").reset_index(drop=True)
 
 
 def _mde(diffs: list[float]) -> str:
