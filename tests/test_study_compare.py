@@ -323,6 +323,24 @@ def test_results_section_renders(compared) -> None:
     assert "Iteration budget (Fig. 9)" in text and "TS no-memory %" in text
 
 
+def test_a_fresh_warehouse_restored_from_the_run_archive_shows_the_same_comparison(
+    compared, tmp_path
+) -> None:
+    from core.study.compare_report import comparison_section
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import archive_runs, restore_runs
+
+    wh, _, _, result = compared
+    archive_runs(wh, tmp_path / "runs")
+    fresh = Warehouse(tmp_path / "fresh.duckdb")
+    added = restore_runs(tmp_path / "runs", fresh)
+    assert added["comparison_methods"] > 0 and added["comparison_tests"] > 0
+    section = comparison_section(fresh)
+    assert section is not None and result.compare_id in section
+    assert section == comparison_section(wh)
+    assert restore_runs(tmp_path / "runs", fresh)["comparisons"] == 0  # restoring twice adds nothing
+
+
 def test_chisel_table_iii_shares_the_cost_helper(compared) -> None:
     """DocsChisel's own results section reads the same per-tool costs as the comparison."""
     from core.chisel.heldout import evaluate_on_test

@@ -17,7 +17,7 @@ any other.
 
 The same holds, one folder per experiment warehouse, for evaluation episodes
 (`archive_runs` / `restore_runs`): the runs, their episodes' outcomes, the
-doc sets' names and the field study's rows, without traces, calls, answers or
+doc sets' names, the field study's rows and the comparisons' results, without traces, calls, answers or
 errors (those quote the benchmark's tasks). An episode re-scored since it was archived takes its new
 score into the archive. Restored into a fresh warehouse, they let a long
 experiment resume where the last session stopped — the runner reuses a stored
@@ -52,6 +52,12 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # a field study's per-field rows name the runs they pair: restored with them, `study show --why`,
     # the Field impact page's explanations and the results' moved-task tables work in a fresh checkout
     "field_impact": (ARCHIVED["field_impact"], ()),
+    # a comparison's results (methods' scores, tests, budget curves; read only by reports and the Compare
+    # page): a fresh checkout's results show every comparison measured, not only those run again there
+    "comparisons": (("compare_id", "status", "created_at"), ()),
+    "comparison_methods": (("result_id", "method"), ()),
+    "comparison_tests": (("result_id", "metric", "method", "versus"), ()),
+    "comparison_curves": (("result_id", "series", "opt_run", "budget"), ()),
 }
 # the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
 ARCHIVED_SOURCE = "archive"

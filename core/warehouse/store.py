@@ -389,11 +389,12 @@ def _insert_frame(
 
 
 # Append-only logs without a key (a state is the latest row).
-_LOG_TABLES = {"run_status", "job_events", "field_impact"}
+_LOG_TABLES = {"run_status", "job_events", "field_impact", "comparisons"}
 
 # Columns declared as VARCHAR[] (lists stay lists, not JSON text).
 _LIST_COLUMNS: dict[str, set[str]] = {
     "doc_versions": {"fields"},
     "tasks": {"tools"},
     "diagnoses": {"fields"},
+    "comparisons": {"task_ids"},
 }
