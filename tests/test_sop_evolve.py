@@ -412,6 +412,21 @@ def test_table1_pairs_each_method_with_the_atomic_agent_over_test_tasks_and_seed
     assert "McNemar test on the pairs" in render_results(warehouse)
 
 
+def test_table1_comes_back_from_the_run_archive_in_a_fresh_warehouse(warehouse, tmp_path) -> None:
+    from core.sop.report import table1
+    from core.study.sop_tests import paired_frame
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import archive_runs, restore_runs
+
+    for seed in (0, 1):
+        _run(warehouse, _config(variant="full", seed=seed, epochs=2), bench=OfficeBench(18))
+    archive_runs(warehouse, tmp_path / "runs")
+    fresh = Warehouse(tmp_path / "fresh.duckdb")
+    assert restore_runs(tmp_path / "runs", fresh)["sop_results"] == 2
+    assert table1(fresh).equals(table1(warehouse))
+    assert paired_frame(fresh).equals(paired_frame(warehouse))
+
+
 class _NoLookupAgent(RoutineAgent):
     """Weaker than RoutineAgent: with atomic tools it never looks anything up (it writes the name it was
     given as the id, so it never succeeds and its trajectories hold no routine); offered a fitting SOP,

@@ -43,7 +43,10 @@ def runs(wh: Any) -> pd.DataFrame:
                   coalesce(json_extract_string(r.config, '$.max_train_tasks'), 'all') AS train_cap,
                   coalesce(json_extract_string(r.config, '$.max_test_tasks'), 'all') AS test_cap,
                   json_extract(r.config, '$.epochs')::INT AS n_epochs,
-                  (SELECT s.status FROM run_status s WHERE s.run_id = r.run_id ORDER BY s.ts DESC LIMIT 1) AS status,
+                  -- a result row is written only when a run finishes (restored from the run archive, a
+                  -- run has its result but no status log)
+                  coalesce((SELECT s.status FROM run_status s WHERE s.run_id = r.run_id ORDER BY s.ts DESC LIMIT 1),
+                           CASE WHEN x.run_id IS NOT NULL THEN 'finished' END) AS status,
                   (SELECT count(*) FROM sop_epochs e WHERE e.run_id = r.run_id) AS epochs,
                   x.best_epoch, x.n_sops, x.train_ts, x.base_train_ts, x.test_ts, x.base_test_ts, x.n_test
            FROM runs r LEFT JOIN sop_results x USING (run_id)

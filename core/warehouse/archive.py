@@ -58,6 +58,8 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "comparison_methods": (("result_id", "method"), ()),
     "comparison_tests": (("result_id", "metric", "method", "versus"), ()),
     "comparison_curves": (("result_id", "series", "opt_run", "budget"), ()),
+    # an EvoSOP run's result (Table 1; read only by reports and the SOPs page)
+    "sop_results": (("run_id",), ()),
 }
 # the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
 ARCHIVED_SOURCE = "archive"
