@@ -390,7 +390,10 @@ def test_start_and_finish_a_job(server, page) -> None:  # noqa: ANN001
     page.get_by_text("Check the job runner").click()
     page.get_by_role("button", name="Start self-test job").click()
     settle(page)
-    page.get_by_text("Running (1)").wait_for(timeout=SLOW)
+    # the job runs ~5 s: a loaded machine may draw the list only after it ended, so wait for its card,
+    # running or finished (a state either way), then for the list to say nothing runs any more
+    running = page.get_by_text("Running (1)")
+    page.get_by_text("self-test · 20 steps").first.or_(running).first.wait_for(timeout=SLOW)
     shoot(page, "05b-job-running")
     # the list refreshes itself (fragment): wait for the job to land in Finished, in a second tab too
     page.get_by_text("Running (0)").wait_for(timeout=SLOW)
