@@ -21,7 +21,12 @@ from typing import Any
 import pandas as pd
 
 from core.sop.report import runs
-from core.study.stats import mcnemar_exact, minimum_detectable_effect, paired_task_delta
+from core.study.stats import (
+    mcnemar_exact,
+    minimum_detectable_effect,
+    paired_task_delta,
+    per_task_differences,
+)
 
 GROUP = ["benchmark", "domains", "model", "train_cap", "test_cap", "n_epochs"]
 ORDER = {"asi": 1, "no-merge": 2, "no-review": 3, "full": 4}
@@ -72,7 +77,7 @@ def paired_frame(wh: Any) -> pd.DataFrame:
                 continue
             ts = paired_task_delta(ts_v, ts_b)
             rounds = paired_task_delta(r_v, r_b)
-            per_task = _per_task_diffs(ts_v, ts_b)
+            per_task = per_task_differences(ts_v, ts_b)
             mc = mcnemar_exact([v >= 0.5 for v, _ in pairs], [b >= 0.5 for _, b in pairs])
             rows.append(
                 {
@@ -102,17 +107,6 @@ def _mde(diffs: list[float]) -> str:
     """The minimum detectable effect in pp; "–" where every task's difference is 0 (no spread to scale)."""
     mde = minimum_detectable_effect(diffs)
     return "–" if not any(diffs) or mde != mde else f"{100 * mde:.1f}"
-
-
-def _per_task_diffs(variant: list[dict[str, float]], base: list[dict[str, float]]) -> list[float]:
-    """Each task's mean difference over the seeds that evaluated it under both (as the bootstrap uses)."""
-    tasks = sorted(set().union(*variant) & set().union(*base)) if variant and base else []
-    out = []
-    for t in tasks:
-        d = [v[t] - b[t] for v, b in zip(variant, base, strict=True) if t in v and t in b]
-        if d:
-            out.append(sum(d) / len(d))
-    return out
 
 
 def paired_section(wh: Any) -> str | None:

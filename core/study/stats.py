@@ -210,6 +210,24 @@ def paired_delta(variant: Sequence[float], base: Sequence[float], confidence: fl
     return t_interval([v - b for v, b in zip(variant, base, strict=True)], confidence)
 
 
+def per_task_differences(
+    variant: Sequence[dict[str, float]], base: Sequence[dict[str, float]]
+) -> list[float]:
+    """Each task's mean difference variant - base over the repeats (paired by index) that hold it in both."""
+    k = min(len(variant), len(base))
+    tasks = (
+        sorted(set().union(*(set(v) for v in variant[:k])) & set().union(*(set(b) for b in base[:k])))
+        if k
+        else []
+    )
+    diffs = []
+    for t in tasks:
+        pairs = [(v[t], b[t]) for v, b in zip(variant[:k], base[:k], strict=True) if t in v and t in b]
+        if pairs:
+            diffs.append(sum(v - b for v, b in pairs) / len(pairs))
+    return diffs
+
+
 def paired_task_delta(
     variant: Sequence[dict[str, float]],
     base: Sequence[dict[str, float]],
@@ -225,18 +243,7 @@ def paired_task_delta(
     were drawn as well as sampling noise — unlike an interval over repeats,
     which collapses to zero width when the repeats happen to agree.
     """
-    k = min(len(variant), len(base))
-    tasks = (
-        sorted(set().union(*(set(v) for v in variant[:k])) & set().union(*(set(b) for b in base[:k])))
-        if k
-        else []
-    )
-    diffs = []
-    for t in tasks:
-        pairs = [(v[t], b[t]) for v, b in zip(variant[:k], base[:k], strict=True) if t in v and t in b]
-        if pairs:
-            diffs.append(sum(v - b for v, b in pairs) / len(pairs))
-    out = bootstrap_interval(diffs, confidence, resamples, seed)
+    out = bootstrap_interval(per_task_differences(variant, base), confidence, resamples, seed)
     return Interval(out.mean, out.low, out.high, out.n, "paired bootstrap over tasks")
 
 
