@@ -205,6 +205,28 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in API_BANK_GROUPS
         ],
     ),
+    #  3a: DRAFT, the iteration curve to 5 and the memory ablation at stage 2's depth (1 optimization x
+    #     3 evaluation runs), every method beside them on the same test tasks: stage 2's doc sets and
+    #     episodes are reused, so what is new is DRAFT (Qwen 1.5B: <= 5 explore / analyze / rewrite
+    #     rounds per tool, ~15 calls at ~1 min beside another process, ~75 min for 5 tools) and its
+    #     3 evaluations, the curve (6 budgets x 2 series x the test tasks, once each) and one optimize run
+    #     without memory. finance + information first (11 test tasks, 5 optimized information tools:
+    #     ~70 DRAFT + ~130 curve + ~100 no-memory episodes, ~2 h); health also needs its stage 2 (GEPA and
+    #     the two DC-LLM runs, 25 test tasks: ~300 curve episodes), ~5 h.
+    "compare-api-bank-3a": (
+        1400,
+        7.0,
+        [
+            _compare(
+                d,
+                "og,et,drt,dc,gepa",
+                f"--optimizer-model evidence --optimizer-model {Q15} --optimizer-model {Q05} --max-traces 3 "
+                "--curve-eval-runs 1",
+                1,
+            )
+            for d in reversed(API_BANK_GROUPS)
+        ],
+    ),
     #  3: the paper's 3 optimization runs, DRAFT, the iteration curve and the memory ablation
     "compare-api-bank-3": (
         9000,
@@ -408,6 +430,7 @@ WAREHOUSE = {
     "compare-api-bank-1b": "data/compare-api-bank.duckdb",
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
+    "compare-api-bank-3a": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-analytics": "data/compare-workbench.duckdb",
     "compare-workbench-analytics-noband": "data/compare-workbench.duckdb",
