@@ -489,6 +489,30 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     assert [c.compare_id for c in current] == ["c4", "c3", "c2"] and older == ["c1"]
 
 
+def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
+    from core.study.compare_report import StoredComparison, current_comparisons
+
+    def stored(cid: str, methods: str, optimizers: str, opt_runs: int) -> StoredComparison:
+        spec = {
+            "domains": ["health"],
+            "methods": methods.split(","),
+            "optimizer_models": optimizers.split(","),
+            "opt_runs": opt_runs,
+            "eval_runs": 3,
+            "agent": {"model": "m", "paradigm": "react"},
+        }
+        return StoredComparison(cid, "r" + cid, "api-bank/domain", spec, [], None)
+
+    stage1 = stored("s1", "og,et,dc", "evidence", 1)
+    stage2 = stored("s2", "og,et,dc,gepa", "evidence,q15", 1)
+    stage1b = stored("s1b", "og,et,dc", "evidence", 3)  # newest: more runs, fewer methods
+    current, older = current_comparisons([stage1b, stage2, stage1])
+    assert [c.compare_id for c in current] == ["s1b", "s2"] and older == ["s1"]
+    stage3 = stored("s3", "og,et,drt,dc,gepa", "evidence,q15", 1)  # stage 2 plus DRAFT and the curve
+    current, older = current_comparisons([stage3, stage1b, stage2, stage1])
+    assert [c.compare_id for c in current] == ["s3", "s1b"] and older == ["s2", "s1"]
+
+
 def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_runs(compared) -> None:
     from core.chisel.config import ALGORITHM_VERSION
     from core.study.compare_report import title
@@ -656,6 +680,10 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     assert ts["method %"] == pytest.approx(100 * (1 + 1 + 0 + 1 + 2 / 3) / 5)
     assert ts["McNemar b/c"] == "3/0"  # a1, b1 and b2 flipped to solved (majority), none the other way
     assert pooled_frame([a]).empty  # one comparison alone has its own tables
+    # an older comparison of the same tasks (another stage of domain a) is not pooled twice
+    older_a = stored("a", {"a1": 0.0, "a2": 0.0, "a3": 0.0}, {"a1": 0.0, "a2": 1.0, "a3": 0.0})
+    again = pooled_frame([a, b, older_a])
+    assert again.equals(frame)
 
 
 def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:

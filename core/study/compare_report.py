@@ -413,21 +413,40 @@ def _scope(c: StoredComparison) -> tuple:
     )
 
 
-def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[StoredComparison], list[str]]:
-    """The newest comparison per scope, and the ids of the older ones it supersedes.
+def _covers(newer: StoredComparison, older: StoredComparison) -> bool:
+    """Whether `newer` measures everything `older` did, at least as many times.
 
-    Re-running a scope with more evaluation runs (or the memory ablation)
-    stores a new comparison; the results document shows the newest and names
-    the others, which stay in the warehouse.
+    Its methods and optimizer models include the older one's and it has at
+    least as many optimization and evaluation runs; extra parts (the curve,
+    the memory ablation, another method) only add to it.
     """
-    current: dict[tuple, StoredComparison] = {}
+    a, b = newer.spec, older.spec
+    return (
+        set(b.get("methods") or ()) <= set(a.get("methods") or ())
+        and set(b.get("optimizer_models") or ()) <= set(a.get("optimizer_models") or ())
+        and int(a.get("opt_runs") or 1) >= int(b.get("opt_runs") or 1)
+        and int(a.get("eval_runs") or 1) >= int(b.get("eval_runs") or 1)
+    )
+
+
+def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[StoredComparison], list[str]]:
+    """The comparisons the results show, and the ids of the older ones they supersede.
+
+    A comparison is superseded by a newer one of the same scope that covers it
+    (`_covers`): re-running a scope with more evaluation runs, or adding GEPA
+    or the memory ablation, stores a new comparison, and the results document
+    shows the newest and names the others, which stay in the warehouse. A
+    newer comparison that measures less (fewer methods, fewer runs) does not
+    hide an older one that measured more: both are shown.
+    """
+    current: list[StoredComparison] = []
     older: list[str] = []
     for c in comparisons:  # newest first
-        if _scope(c) in current:
+        if any(_scope(n) == _scope(c) and _covers(n, c) for n in current):
             older.append(c.compare_id)
         else:
-            current[_scope(c)] = c
-    return list(current.values()), older
+            current.append(c)
+    return current, older
 
 
 def _pool_key(c: StoredComparison) -> tuple:
@@ -460,7 +479,12 @@ def pooled_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     for c in comparisons:
         if (c.detail or {}).get("per_task"):
             groups.setdefault(_pool_key(c), []).append(c)
-    for members in groups.values():
+    for group in groups.values():
+        members, seen = [], set()
+        for c in group:  # newest first: an older comparison of the same tasks adds none of them
+            if not seen & set(c.task_ids):
+                members.append(c)
+                seen |= set(c.task_ids)
         if len(members) < 2:
             continue
         labels: dict[str, str] = {}
