@@ -243,6 +243,9 @@ def test_llm_engine_takes_a_swapped_verb_and_asks_again_for_a_planned_field_it_l
 
     def optimizer(messages):
         first = messages[0]["content"]
+        if "Diagnose the failed execution trace" in first:
+            diagnosis = {"evidence": "no call", "mismatch": "the tool was not used", "fields": ["TD", "UE"]}
+            return json.dumps(diagnosis)
         if "Plan how to revise" in first:
             ops = [{"op": "Add", "field": "TD", "reason": "say what it does"}]
             ops.append({"op": "Add", "field": "UE", "reason": "show a call"})
@@ -271,6 +274,49 @@ def test_llm_engine_takes_a_swapped_verb_and_asks_again_for_a_planned_field_it_l
     cand, original = warehouse.load_doc(row.doc_id), bench.original_docs()["shop.order"]
     assert cand.get("TD") == "Orders an item for delivery on a day."  # Refine TD taken as the planned Add TD
     assert cand.get("UE") and cand.get("IPD") == original.get("IPD")  # the unplanned IPD edit is not used
+
+
+def test_llm_engine_plans_only_the_fields_its_diagnosis_implicates_each_with_a_reason(warehouse) -> None:
+    reply, _state = _llm_replies()  # its diagnoses implicate PRF and IPD
+    planned: list[list[dict]] = []
+
+    def optimizer(messages):
+        first = messages[0]["content"]
+        if "Plan how to revise" not in first:
+            return reply(messages)
+        planned.append(messages)
+        if (
+            len(planned) == 1
+        ):  # the taxonomy's first code with a placeholder reason, then a field not implicated
+            return json.dumps({"operations": [{"op": "Add", "field": "TD", "reason": "..."}]})
+        if len(planned) == 2:
+            return json.dumps({"operations": [{"op": "Add", "field": "PRF", "reason": "..."}]})
+        ops = [{"op": "Add", "field": "PRF", "reason": "qty is required"}]
+        ops.append({"op": "Add", "field": "IPD", "reason": "the date format is not stated"})  # IPD is present
+        return json.dumps({"operations": ops})
+
+    model = script(optimizer, name="chisel-planner")
+    bench = ShopBench(n=24, quote_tasks=0)
+    cfg = OptimizeConfig(
+        benchmark="shop", agent=AGENT, iterations=1, engine="llm", optimizer_model=model.model, max_traces=1
+    )
+    engine = LLMEngine(model.model, max_retries=3)
+    result = optimize(warehouse, cfg, benchmark=bench, agent_factory=DocReadingAgent, engine=engine)
+    asks = [r for r in model.requests if "Plan how to revise" in r["messages"][0]["content"]]
+    schema = asks[0]["params"]["response_format"]["json_schema"]["schema"]
+    assert schema["$defs"]["PlannedOp"]["properties"]["field"]["enum"] == ["IPD", "PRF"]
+    assert "Input should be 'IPD' or 'PRF'" in asks[1]["messages"][-1]["content"]  # TD sent back
+    assert "no reason given for Add PRF" in asks[2]["messages"][-1]["content"]  # "..." sent back
+    assert not engine.fallbacks
+    ops = json.loads(
+        warehouse.scalar(
+            "SELECT operations FROM plans WHERE run_id = ? AND scope = 'merged'", [result.run_id]
+        )
+    )
+    assert {(o["op"], o["field"]) for o in ops} == {
+        ("Add", "PRF"),
+        ("Refine", "IPD"),
+    }  # Add of a present field
 
 
 def test_llm_engine_falls_back_to_evidence_when_the_model_never_complies(warehouse) -> None:

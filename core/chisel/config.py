@@ -12,8 +12,9 @@ from core.agents.base import AgentConfig
 ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard, headroom on own tasks, implied values and lookup sources in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
 # The LLM engine's own version, in the run id of LLM-engine runs only (evidence-engine runs keep theirs):
 # 2: a generation reply that leaves a planned field empty is sent back; a candidate that repeats the
-# original or an earlier one is asked for again with what was tried.
-LLM_ENGINE_VERSION = 2
+# original or an earlier one is asked for again with what was tried. 3: a plan may name only the fields
+# its diagnosis implicates (the JSON schema says so), with a reason for each operation.
+LLM_ENGINE_VERSION = 3
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 GUARD_VAL_TASKS = 4

@@ -16,6 +16,7 @@ whatever the model writes.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -25,7 +26,7 @@ from pathlib import Path
 from string import Template
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from core.chisel.differ import diff_trace
 from core.chisel.engines.base import ToolContext
@@ -79,6 +80,33 @@ class OpOut(BaseModel):
 
 class PlanOut(BaseModel):
     operations: list[OpOut] = Field(default_factory=list)
+
+
+@functools.lru_cache(maxsize=256)
+def plan_schema(fields: tuple[str, ...]) -> type[PlanOut]:
+    """A `PlanOut` whose operations may name only `fields` (the diagnosis's responsible fields).
+
+    The schema is the grammar a local model decodes under: with all 17 codes
+    allowed, Qwen2.5-Coder-1.5B planned "Add TD" (the first code of the
+    taxonomy) for every tool whatever the diagnosis implicated; naming only
+    the implicated fields in the grammar makes the plan follow the diagnosis.
+    """
+    code = Literal[fields]  # type: ignore[valid-type]
+    op = create_model("PlannedOp", __base__=OpOut, field=(code, ...), reason=(str, ...))
+    return create_model("Plan", __base__=PlanOut, operations=(list[op], Field(default_factory=list)))
+
+
+def _check_reasons(out: PlanOut) -> None:
+    """Every operation carries its reason: a placeholder ("...") is sent back to the model."""
+    empty = [
+        f"{o.op} {o.field}"
+        for o in out.operations
+        if len(re.findall(r"\w+", o.reason)) < 2 or o.reason.strip().startswith("<")
+    ]
+    if empty:
+        raise ValueError(
+            f"no reason given for {', '.join(empty)}: say for each operation what in the diagnosis it fixes"
+        )
 
 
 class EditOut(BaseModel):
@@ -274,13 +302,16 @@ class LLMEngine:
             memory=memory.render("planning"),
             present=", ".join(ctx.original.present()) or "(none)",
         )
+        schema = plan_schema(tuple(sorted(set(diagnosis.fields)))) if diagnosis.fields else PlanOut
         try:
-            out = self.ask(prompt, PlanOut, purpose=self._purpose("plan", ctx), run_id=ctx.run_id)
+            out = self.ask(
+                prompt, schema, purpose=self._purpose("plan", ctx), run_id=ctx.run_id, check=_check_reasons
+            )
         except InvalidOutput as exc:
             self.fallbacks.append(f"plan {diagnosis.episode_id}: {exc}")
             p = self.fallback.plan(ctx, diagnosis, memory)
             return p.model_copy(update={"notes": p.notes + [f"evidence fallback: {exc}"]})
-        ops = [
+        ops = [  # made valid on the original (Add of a present field is a Refine) when plans merge
             Operation(op=o.op, field=o.field, reason=o.reason, support=[diagnosis.episode_id])
             for o in out.operations
         ]
