@@ -192,6 +192,11 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     ImageCaption alone (`optimize ... --tools ImageCaption --engine llm --optimizer-model Q15
     #     --iterations 2 --pool-domain-val`, 2.3 min): v2's first reply adds a usage example, where v1
     #     rebuilt the original in 5 of 5 iterations; val TS 0.33 -> 0.44 on 3 tasks x 3 samples (noise).
+    #     Re-run with v2 (Qwen 1.5B, 33.9 min, 3 of 5 tools changed): TS 63.6 % (= OG), TC 66.7 %
+    #     (OG 63.6), 31,405 optimizer tokens and 6.8 min per tool. Every first-iteration plan was "Add TD"
+    #     (the taxonomy's first code, reason "...") whatever fields the diagnosis implicated (IPD, UE), so
+    #     the edits were a sentence of task domain. v3 lets a plan name only the implicated fields (in the
+    #     JSON schema the local model decodes under) and sends a placeholder reason back; stage 3a runs it.
     "compare-api-bank-2": (
         3200,
         7.5,
