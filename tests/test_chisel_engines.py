@@ -319,6 +319,30 @@ def test_llm_engine_plans_only_the_fields_its_diagnosis_implicates_each_with_a_r
     }  # Add of a present field
 
 
+def test_llm_engine_sends_back_a_copied_task_value_and_a_date_format_the_tool_does_not_take() -> None:
+    from core.benchmarks.base import Call
+    from core.chisel.engines.llm import _content_problems
+
+    original = ShopBench(n=24, quote_tasks=0).original_docs()["shop.order"]
+    gold = [
+        (f"t{i}", Call("shop.order", {"item": f"item{i}", "qty": i, "date": f"2024-02-0{i}", "mode": m}))
+        for i, m in enumerate(["express", "standard", "express", "standard"], start=1)
+    ]
+    copied = {("Add", "UE"): ['order(item="item3", qty=3, date="2024-02-03")']}
+    (problem,) = _content_problems(copied, gold, original)
+    assert "copies one task's value ('2024-02-03', 'item3')" in problem
+    wrong = {("Refine", "IPD"): {"date": "Delivery day, MM-DD.", "item": "Item id, formatted HH:MM."}}
+    (problem,) = _content_problems(wrong, gold, original)
+    assert "format HH:MM for 'item'" in problem and "like 'item1'" in problem
+    fine = {
+        ("Add", "UE"): [
+            'order(item="item<n>", qty=2, date="YYYY-MM-DD", mode="express")'
+        ],  # a recurring value
+        ("Refine", "IPD"): {"date": "Delivery day, formatted YYYY-MM-DD."},
+    }
+    assert _content_problems(fine, gold, original) == []
+
+
 def test_llm_engine_falls_back_to_evidence_when_the_model_never_complies(warehouse) -> None:
     model = script(lambda messages: "no JSON here", name="chisel-hopeless")
     engine = LLMEngine(model.model, max_retries=1)

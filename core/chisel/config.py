@@ -13,8 +13,10 @@ ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard, headroom 
 # The LLM engine's own version, in the run id of LLM-engine runs only (evidence-engine runs keep theirs):
 # 2: a generation reply that leaves a planned field empty is sent back; a candidate that repeats the
 # original or an earlier one is asked for again with what was tried. 3: a plan may name only the fields
-# its diagnosis implicates (the JSON schema says so), with a reason for each operation.
-LLM_ENGINE_VERSION = 3
+# its diagnosis implicates (the JSON schema says so), with a reason for each operation. 4: content that
+# copies one optimization task's value, or states a date/time format the tool's calls do not have, is sent
+# back.
+LLM_ENGINE_VERSION = 4
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 GUARD_VAL_TASKS = 4

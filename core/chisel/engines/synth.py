@@ -33,7 +33,7 @@ from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 from core.docs.lookups import lookup_source
 
-_FORMATS: tuple[tuple[str, str], ...] = (
+VALUE_FORMATS: tuple[tuple[str, str], ...] = (  # (pattern, label), most specific first
     (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", "YYYY-MM-DD HH:MM:SS"),
     (r"\d{4}-\d{2}-\d{2}", "YYYY-MM-DD"),
     (r"\d{2}:\d{2}:\d{2}", "HH:MM:SS"),
@@ -58,7 +58,7 @@ def value_format(values: Sequence[Any]) -> str | None:
     ):
         # an id such as "00000123": "an integer" would invite dropping its leading zeros
         return f"a string of {len(stripped[0])} digits, leading zeros kept"
-    for pattern, label in _FORMATS:
+    for pattern, label in VALUE_FORMATS:
         if all(re.fullmatch(pattern, t) for t in stripped):
             return label
     return None
