@@ -218,6 +218,13 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     without memory. finance + information first (11 test tasks, 5 optimized information tools:
     #     ~70 DRAFT + ~130 curve + ~100 no-memory episodes, ~2 h); health also needs its stage 2 (GEPA and
     #     the two DC-LLM runs, 25 test tasks: ~300 curve episodes), ~5 h.
+    #  Measured, finance + information (comparison 7aaab4b9d15df67c, 204 new episodes, 411 reused; DRAFT
+    #  took 40 Qwen 1.5B calls, 1.2 min per tool: its convergence test stopped each tool after 2-3 rounds):
+    #  TS OG 63.6, ET 57.6, DRT 78.8, DC-evidence 75.8, GEPA 66.7, DC-LLM v3 Qwen 1.5B 57.6 (3 of 5
+    #  tools changed: an example copying one task's formula '5*10', and QueryHistoryToday's date format
+    #  rewritten from %m-%d to YYYY-MM-DD, which the tool does not take - v4 sends both back), Qwen 0.5B
+    #  63.6 (nothing judged documentation-related). Curve (1 sample of 11 tasks per budget): 72.7, 72.7,
+    #  54.5, 63.6, 81.8, 63.6 for k = 0..5; without memory the same but k = 4 (63.6).
     "compare-api-bank-3a": (
         1400,
         7.0,
