@@ -225,6 +225,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  rewritten from %m-%d to YYYY-MM-DD, which the tool does not take - v4 sends both back), Qwen 0.5B
     #  63.6 (nothing judged documentation-related). Curve (1 sample of 11 tasks per budget): 72.7, 72.7,
     #  54.5, 63.6, 81.8, 63.6 for k = 0..5; without memory the same but k = 4 (63.6).
+    #  Re-run with LLM engine v4 (22.9 min, 3 of 5 tools changed): TS 54.5 (54.5, 45.5, 63.6). Qwen 1.5B's
+    #  generation replies failed validation three times in 5 of its first iterations (IPD naming another
+    #  tool's parameter - 'formula' for DocumentQA -, an example copying '(5+3)*6', a date stated as
+    #  YYYY-MM-DD for values like '12-10'), so the evidence engine wrote those contents.
     "compare-api-bank-3a": (
         1400,
         7.0,
