@@ -544,7 +544,7 @@ def _named(doc: ToolDoc, ctx: ToolContext) -> str:
     return f"iteration {it}'s candidate" if it is not None else f"candidate {doc.doc_id}"
 
 
-_DATE_TIME_FORMATS = [(label, pattern) for pattern, label in VALUE_FORMATS if label[0] in "YH"]
+_DATE_TIME_FORMATS = {label: pattern for pattern, label in VALUE_FORMATS if label[0] in "YH"}  # longest first
 
 
 def _content_problems(
@@ -564,12 +564,11 @@ def _content_problems(
         for name, value in call.args.items():
             values.setdefault(name, []).append(value)
     shown = json.dumps(original.to_json(), ensure_ascii=False)
-    single = {
-        str(v)
-        for name, vs in values.items()
-        for v in vs
-        if isinstance(v, str) and len(v.strip()) >= 3 and v not in recurring_values(vs) and v not in shown
-    }
+    single = set()
+    for vs in values.values():
+        constant = set(recurring_values(vs))
+        single |= {v for v in vs if isinstance(v, str) and len(v.strip()) >= 3 and v not in constant}
+    single = {v for v in single if v not in shown}
     problems: list[str] = []
     for (op, field), content in found.items():
         text = json.dumps(content, ensure_ascii=False) if not isinstance(content, str) else content
@@ -582,8 +581,8 @@ def _content_problems(
         if field == "IPD" and isinstance(content, dict):
             for param, desc in content.items():
                 seen = [v for v in values.get(str(param), []) if isinstance(v, str) and v]
-                stated = next((lab for lab, _ in _DATE_TIME_FORMATS if lab in str(desc)), None)
-                pattern = dict(_DATE_TIME_FORMATS).get(stated or "")
+                stated = next((lab for lab in _DATE_TIME_FORMATS if lab in str(desc)), None)
+                pattern = _DATE_TIME_FORMATS.get(stated or "")
                 wrong = [v for v in seen if pattern and not re.fullmatch(pattern, v.strip())]
                 if wrong:
                     problems.append(
