@@ -243,10 +243,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in reversed(API_BANK_GROUPS)
         ],
     ),
-    #  3: the paper's 3 optimization runs, DRAFT, the iteration curve and the memory ablation
+    #  3: the paper's 3 optimization runs, DRAFT, the iteration curve and the memory ablation.
+    #     Stage 3a's seed-0 runs and the 3 x 3 evidence comparisons' DC runs are reused; new are seeds 1
+    #     and 2 of DRAFT, DC-LLM (Qwen 1.5B), GEPA and the no-memory run, their evaluations, the guard
+    #     and the curves. finance + information first (~2 x (6 + 23 + 55 + 12) min of optimization and
+    #     ~700 episodes at ~15 s: ~6.5 h), then health (GEPA's budget is 972 episodes per run there,
+    #     ~3.5 h each; DC-LLM ~53 min per run; 25 test tasks: ~14 h).
     "compare-api-bank-3": (
         9000,
-        20.0,
+        20.5,
         [
             _compare(
                 d,
@@ -254,7 +259,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
                 f"--optimizer-model evidence --optimizer-model {Q15} --max-traces 3 --curve-eval-runs 1",
                 3,
             )
-            for d in API_BANK_GROUPS
+            for d in reversed(API_BANK_GROUPS)
         ],
     ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
