@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from core.study.compare_rows import BASELINES, paired_tasks
+from core.study.gold_overlap import overlap_frame, shared_gold_tasks
 from core.study.stats import relative_improvement
 from core.tables import markdown_table as table
 
@@ -32,6 +33,7 @@ class StoredComparison:
     tests: pd.DataFrame = field(default_factory=pd.DataFrame)
     curves: pd.DataFrame = field(default_factory=pd.DataFrame)
     dc_algorithm: str | None = None  # the DocsChisel algorithm revision behind its doc sets
+    shared_gold: list[str] | None = None  # test tasks whose gold call an opt/val task shares (None: unknown)
 
 
 METHOD_ORDER = {"og": 0, "et": 1, "drt": 2, "dc": 3, "gepa": 4}
@@ -82,6 +84,7 @@ def stored_comparisons(warehouse, compare_id: str | None = None) -> list[StoredC
                 dc_algorithm=_dc_algorithm(
                     warehouse, frames["methods"], json.loads(h.detail) if h.detail else {}
                 ),
+                shared_gold=shared_gold_tasks(warehouse, h.split_id, list(h.task_ids)),
             )
         )
     return out
@@ -301,8 +304,26 @@ def markdown(c: StoredComparison) -> str:
             "Iteration budget (Fig. 9) and memory ablation (Fig. 10): held-out test results of the doc set "
             "DocsChisel selects within k iterations, mean over optimization runs:\n\n" + table(cur)
         )
+    overlap = overlap_part(c)
+    if overlap:
+        parts.append(overlap)
     parts += why_parts(c)
     return "\n\n".join(parts)
+
+
+def overlap_part(c: StoredComparison) -> str | None:
+    """Each method's TS on the test tasks that repeat an optimization/validation task's gold call, and apart."""
+    per_task = (c.detail or {}).get("per_task") or {}
+    if not c.shared_gold or not per_task:
+        return None
+    labels = dict(zip(c.methods.get("method", []), c.methods.get("label", []), strict=False))
+    return (
+        f"{len(c.shared_gold)} of {len(c.task_ids)} test tasks ask for a call that is also the gold call of an "
+        "optimization or validation task (the benchmark repeats a request across dialogues). A method whose docs "
+        "carry the values of the tasks it optimized on gains there without documenting the tool better, so "
+        "each method's TS is shown on those tasks and on the others apart:\n\n"
+        + table(overlap_frame(per_task, c.shared_gold, c.task_ids, labels), floatfmt=".1f")
+    )
 
 
 def guard_frame(c: StoredComparison) -> pd.DataFrame:
