@@ -501,7 +501,31 @@ def restore(warehouse: str) -> int:
     folder = RUNS_ARCHIVE / Path(warehouse).stem
     if not (folder / "episodes.parquet").exists():
         return 0
-    return _docschisel("warehouse", "restore", "--from", str(folder), "--warehouse", warehouse)
+    rc = _docschisel("warehouse", "restore", "--from", str(folder), "--warehouse", warehouse)
+    return rc or register_compared_tasks(warehouse)
+
+
+def register_compared_tasks(warehouse: str) -> int:
+    """Load the tasks of the benchmarks the warehouse's comparisons ran on, from the data directory.
+
+    Why: the archive keeps task ids, not the benchmark's content; the comparison report needs each
+    task's gold calls to tell test tasks that repeat an optimization task's call apart. A benchmark
+    that is not in the data directory is named and skipped (the report then leaves that part out).
+    """
+    sys.path.insert(0, str(ROOT))
+    from core.benchmarks.registry import get_benchmark
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(ROOT / warehouse)
+    names = wh.query("SELECT DISTINCT spec->>'benchmark' AS b FROM comparisons WHERE status = 'finished'")
+    for name in sorted(str(b) for b in names["b"] if b):
+        try:
+            bench = get_benchmark(name)
+        except Exception as e:  # noqa: BLE001 - any missing or unreadable data only drops one report part
+            print(f"{warehouse}: tasks of {name!r} not loaded ({e})", file=sys.stderr)
+            continue
+        wh.register_tasks(bench.name, bench.tasks())
+    return 0
 
 
 def experiment_warehouses() -> list[str]:

@@ -104,3 +104,31 @@ def test_a_rescored_episode_reaches_the_archive_with_its_new_score(tmp_path: Pat
     assert counts["episodes"] == 6  # the same episodes, not a second copy of one
     kept = pd.read_parquet(folder / "episodes.parquet").set_index("episode_id").loc[eid]
     assert bool(kept["success"]) is (not success) and json.loads(kept["score"])["reason"] == "re-derived"
+
+
+def test_splits_travel_with_the_archive_as_task_ids_only(tmp_path: Path) -> None:
+    first = Warehouse(tmp_path / "monday.duckdb")
+    first.insert(
+        "splits", [{"split_id": "s1", "benchmark": "api-bank/domain", "seed": 0, "ratios": "[1,1,1]"}]
+    )
+    first.insert(
+        "split_assignments",
+        [{"split_id": "s1", "task_id": t, "part": p} for t, p in [("a", "opt"), ("b", "test")]],
+    )
+    folder = tmp_path / "runs" / "study"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["warehouse", "archive", "--to", str(folder), "--warehouse", str(first.path)])
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_parquet(folder / "split_assignments.parquet").columns) == {
+        "split_id",
+        "task_id",
+        "part",
+    }
+    fresh = tmp_path / "tuesday.duckdb"
+    res = runner.invoke(cli, ["warehouse", "restore", "--from", str(folder), "--warehouse", str(fresh)])
+    assert res.exit_code == 0, res.output
+    restored = Warehouse(fresh)
+    assert sorted(restored.rows("SELECT task_id, part FROM split_assignments WHERE split_id = 's1'")) == [
+        ("a", "opt"),
+        ("b", "test"),
+    ]

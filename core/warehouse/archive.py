@@ -60,6 +60,10 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "comparison_curves": (("result_id", "series", "opt_run", "budget"), ()),
     # an EvoSOP run's result (Table 1; read only by reports and the SOPs page)
     "sop_results": (("run_id",), ()),
+    # which task ids each split put in opt / val / test (ids only, no benchmark content): the results tell
+    # test tasks that repeat an optimization task's gold call apart once the benchmark's tasks are loaded
+    "splits": (("split_id",), ()),
+    "split_assignments": (("split_id", "task_id"), ()),
 }
 # the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
 ARCHIVED_SOURCE = "archive"
