@@ -684,6 +684,15 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     older_a = stored("a", {"a1": 0.0, "a2": 0.0, "a3": 0.0}, {"a1": 0.0, "a2": 1.0, "a3": 0.0})
     again = pooled_frame([a, b, older_a])
     assert again.equals(frame)
+    assert set(frame["test tasks"]) == {"all"}  # no task repeats an optimization task's gold call
+    # a1 and b1 repeat an optimization task's gold call: the rows come again without them
+    a.shared_gold, b.shared_gold = ["a1"], ["b1"]
+    split = pooled_frame([a, b])
+    rest = split[(split["test tasks"] == "without repeated gold calls") & (split.metric == "TS")]
+    rest = rest[rest.versus == "OG (original)"].iloc[0]
+    assert rest["tasks"] == 3 and rest["method %"] == pytest.approx(100 * (1 + 0 + 2 / 3) / 3)
+    assert rest["McNemar b/c"] == "1/0"  # only b2 still flips
+    assert split[split["test tasks"] == "all"].reset_index(drop=True).equals(frame)
 
 
 def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:

@@ -237,7 +237,8 @@ def stored_comparisons(path: str) -> None:
         st.caption(
             "The paired per-task test on the union of the test tasks of comparisons with the same benchmark, "
             "target agent and temperature (one per domain): Δ with its bootstrap interval over tasks, McNemar "
-            "counts of tasks that flipped each way, and the minimum detectable effect of that many pairs."
+            "counts of tasks that flipped each way, and the minimum detectable effect of that many pairs; "
+            "again without the test tasks that repeat an optimization task's gold call, where there are any."
         )
         st.dataframe(pooled.round(1), hide_index=True)
 
