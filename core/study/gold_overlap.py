@@ -21,17 +21,15 @@ from typing import Any
 
 import pandas as pd
 
+from core.benchmarks.base import Call
+
 
 def _calls(gold: Any) -> list[str]:
-    """A task's gold calls in a canonical form (tool + arguments, keys sorted); [] when it has none."""
+    """A task's gold calls as `Call.key()` texts (the scorer's equality); [] when it has none."""
     calls = json.loads(gold) if isinstance(gold, str) else gold
     if not isinstance(calls, list):
         return []
-    return [
-        json.dumps({"tool": c.get("tool"), "args": c.get("args") or {}}, sort_keys=True)
-        for c in calls
-        if isinstance(c, dict) and c.get("tool")
-    ]
+    return [Call.from_json(c).key() for c in calls if isinstance(c, dict) and c.get("tool")]
 
 
 def shared_gold_tasks(warehouse, split_id: str | None, test_task_ids: Sequence[str]) -> list[str] | None:
