@@ -55,12 +55,17 @@ def _study(model: str, cell: str, limit: int, repeats: int) -> str:
 API_BANK_GROUPS = ("health", "finance,information")
 
 
-def _compare(domains: str, methods: str, optimizers: str, opt_runs: int) -> str:
+# The split the stored runs were made on: every stage before the grouped one ran on the task-level split
+# (`core.benchmarks.splits`); `--split-grouping task` keeps those stages resuming the same comparisons.
+LEGACY_SPLIT = " --split-grouping task"
+
+
+def _compare(domains: str, methods: str, optimizers: str, opt_runs: int, grouping: str = "task") -> str:
     """One API-Bank comparison stage of a domain group (see the compare-api-bank steps)."""
     extra = "" if "curve" in optimizers else " --curve-eval-runs 0 --no-memory-ablation"
     return (
         f"compare --benchmark api-bank --domain {domains} --methods {methods} {optimizers} --opt-runs {opt_runs} "
-        f"--eval-runs 3 --limit 0 --max-steps 1{extra}"
+        f"--eval-runs 3 --limit 0 --max-steps 1{extra} --split-grouping {grouping}"
     )
 
 
@@ -75,7 +80,7 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
     """An EvoSOP command on WorkBench (look-up-then-act routines), Qwen 0.5B ReAct agent."""
     return (
         f"sop {sub} --benchmark workbench --domain {domains} --agent react --max-steps 4 --temperature 0.7 "
-        f"--constructor composer --reviewer evidence {extra}"
+        f"--constructor composer --reviewer evidence {extra}{LEGACY_SPLIT}"
     )
 
 
@@ -175,6 +180,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         [
             "optimize --benchmark api-bank --domain health --tools CancelRegistration --engine llm "
             f"--optimizer-model {Q15} --iterations 1 --max-traces 2 --repeats 3 --temperature 0.7 --max-steps 1 -j 1"
+            + LEGACY_SPLIT
         ],
     ),
     #  2: + GEPA (budget: the episodes the DC-evidence run spent) and DC-LLM with Qwen 1.5B and with
@@ -274,6 +280,39 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in reversed(API_BANK_GROUPS)
         ],
     ),
+    #  3 is paused after DRAFT seeds 1-2 and DC-LLM v4 seeds 1-2 of finance + information: it measures on
+    #  the task-level split, where 16 of the 36 test tasks repeat an optimization request; stage 4 measures
+    #  on the grouped split first.
+    #  4: every method again on the grouped split (`--split-grouping gold`: tasks that share a gold call
+    #     stay in one part, so no test task repeats a request any method optimized on). API-Bank's domains
+    #     then hold 20 (finance), 10 (information) and 42 (health) test tasks; the compared tools are the
+    #     ones the new profile puts in the band. Two commands per group: OG, DC-evidence and GEPA first (the
+    #     comparison that tests the copying explanation), then the same comparison with EasyTool, DRAFT,
+    #     DC-LLM (Qwen 1.5B, LLM engine v5), the curve and the memory ablation, reusing every doc set and
+    #     episode of the first. Per group: profile ~(opt + val) x 3 samples (~200 episodes, health), DC
+    #     ~25-60 min, GEPA its paired budget (~600-1,000 episodes at ~6 s), evaluations ~3 methods x 3 runs
+    #     x the test tasks; first command ~2 h (finance + information) and ~4 h (health), the second
+    #     ~3 h and ~6 h. One process per group, two at once: ~10 h.
+    "compare-api-bank-4": (
+        5000,
+        10.0,
+        [
+            *(
+                _compare(d, "og,dc,gepa", "--optimizer-model evidence --max-traces 3", 1, grouping="gold")
+                for d in reversed(API_BANK_GROUPS)
+            ),
+            *(
+                _compare(
+                    d,
+                    "og,et,drt,dc,gepa",
+                    f"--optimizer-model evidence --optimizer-model {Q15} --max-traces 3 --curve-eval-runs 1",
+                    1,
+                    grouping="gold",
+                )
+                for d in reversed(API_BANK_GROUPS)
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -314,7 +353,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         [
             "compare --benchmark workbench --domain analytics --methods og,et,dc --optimizer-model evidence "
             "--opt-runs 1 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
-            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation"
+            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation" + LEGACY_SPLIT
         ],
     ),
     #  the same outside the band (`--headroom none`), a stress case reported as one: does stating the
@@ -326,7 +365,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         [
             "compare --benchmark workbench --domain analytics --methods og,et,dc --optimizer-model evidence "
             "--opt-runs 1 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
-            "--profile-repeats 2 --headroom none --curve-eval-runs 0 --no-memory-ablation"
+            "--profile-repeats 2 --headroom none --curve-eval-runs 0 --no-memory-ablation" + LEGACY_SPLIT
         ],
     ),
     "compare-workbench": (
@@ -335,7 +374,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         [
             f"compare --benchmark workbench --domain {d} --methods og,et,dc --optimizer-model evidence "
             "--opt-runs 3 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
-            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation"
+            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation" + LEGACY_SPLIT
             for d in ("analytics", "calendar", "email")
         ],
     ),
@@ -464,6 +503,7 @@ WAREHOUSE = {
     "compare-api-bank-2": "data/compare-api-bank.duckdb",
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
     "compare-api-bank-3a": "data/compare-api-bank.duckdb",
+    "compare-api-bank-4": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-analytics": "data/compare-workbench.duckdb",
     "compare-workbench-analytics-noband": "data/compare-workbench.duckdb",

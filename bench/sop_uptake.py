@@ -51,7 +51,8 @@ def main() -> None:
 
     bench = get_benchmark("workbench", a.data_dir)
     wh = Warehouse(a.warehouse)
-    split = get_or_create_split(wh, benchmark_key(bench), bench.tasks(), seed=0)  # EvoSOP's default split
+    # the task-level split its stored measurement was made on
+    split = get_or_create_split(wh, benchmark_key(bench), bench.tasks(), seed=0, grouping="task")
     single = [t for t in split.tasks(bench.tasks(), "opt") if len(t.gold) == 1 and t.gold[0].tool == a.write]
     if not single:
         sys.exit(f"no optimization-split task whose gold is a single {a.write} call")

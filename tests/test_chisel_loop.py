@@ -16,7 +16,7 @@ import pytest
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Call, Task
-from core.benchmarks.splits import get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
 from core.chisel import OptimizeConfig, export_docset, resolve_docset
 from core.chisel.access import GroundTruth, GroundTruthLeak
 from core.chisel.loop import optimize
@@ -99,7 +99,7 @@ def test_test_split_is_never_read(shop_run) -> None:
     assert touched
     assert not [t for (t,) in touched if parts[t] == "test"]
     # the guard refuses validation and test ground truth outright
-    split = get_or_create_split(wh, bench.key, bench.tasks(), seed=0)
+    split = get_or_create_split(wh, bench.key, bench.tasks(), seed=0, grouping=DEFAULT_GROUPING)
     gt = GroundTruth(wh, "probe", split, bench.tasks())
     for part in ("val", "test"):
         with pytest.raises(GroundTruthLeak):
@@ -159,7 +159,7 @@ def test_no_memory_keeps_memory_empty(warehouse) -> None:
 
 def test_lower_validation_ts_is_never_accepted(warehouse) -> None:
     bench = ShopBench(n=24, quote_tasks=0)
-    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0)
+    split = get_or_create_split(warehouse, bench.key, bench.tasks(), seed=0, grouping=DEFAULT_GROUPING)
     val = frozenset(split.ids("val"))
 
     class Lenient(DocReadingAgent):
@@ -396,7 +396,7 @@ def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be
         """SELECT DISTINCT e.task_id FROM episodes e JOIN run_episodes re USING (episode_id)
            JOIN runs r ON r.run_id = re.run_id WHERE r.kind = 'chisel-profile' AND e.task_id LIKE 'idle-%'"""
     )["task_id"].tolist()
-    split = get_or_create_split(wh, "shop/v1", IdleShop().tasks(), seed=0)
+    split = get_or_create_split(wh, "shop/v1", IdleShop().tasks(), seed=0, grouping=DEFAULT_GROUPING)
     assert 0 < len(idle_val) <= 4  # a seeded sample of the domain's no-call validation tasks
     assert set(idle_val) <= set(split.ids("val"))  # validation tasks only, never test
     rejected = wh.scalar(

@@ -28,10 +28,10 @@ pytestmark = pytest.mark.slow
 def _evaluate(wh: Warehouse, docset_id: str, model: str) -> str:
     """What `docschisel eval --split test` runs for one doc set (same plan key, same episodes)."""
     bench = SampleShop()
-    from core.benchmarks.splits import get_or_create_split
+    from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
 
     docset = wh.load_docset(docset_id)
-    split = get_or_create_split(wh, bench.key, bench.tasks(), seed=0)
+    split = get_or_create_split(wh, bench.key, bench.tasks(), seed=0, grouping=DEFAULT_GROUPING)
     tasks = split.tasks(bench.tasks(), "test")
     config = AgentConfig(model=model, max_steps=2)
     plan = RunPlan(bench, docset, config, tasks, split="test", extra={"split_seed": 0, "docs_ref": docset_id})

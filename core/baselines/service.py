@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.benchmarks.registry import benchmark_key, get_benchmark, select_tasks
-from core.benchmarks.splits import get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
 from core.docs import DocSet
 
 METHODS = ("easytool", "draft")
@@ -75,6 +75,7 @@ def generate_baseline(
     model: str = "local/qwen2.5-coder-1.5b",
     seed: int = 0,
     split_seed: int = 0,
+    split_grouping: str = DEFAULT_GROUPING,
     data_dir=None,
     bench=None,
     options: dict[str, Any] | None = None,
@@ -97,6 +98,10 @@ def generate_baseline(
         "split_seed": split_seed,
         "original": bench.original_docs().docset_id,
     }
+    if (
+        method == "draft" and split_grouping != "task"
+    ):  # DRAFT explores opt tasks; runs before grouping keep ids
+        key["split_grouping"] = split_grouping
     run_id = warehouse.start_run(
         "baseline", key, name=f"{method} {benchmark} {','.join(domains or []) or 'all'}", benchmark=bench.name
     )
@@ -112,7 +117,9 @@ def generate_baseline(
     else:
         from core.baselines.draft import DraftConfig, run_draft
 
-        split = get_or_create_split(warehouse, benchmark_key(bench), bench.tasks(), seed=split_seed)
+        split = get_or_create_split(
+            warehouse, benchmark_key(bench), bench.tasks(), seed=split_seed, grouping=split_grouping
+        )
         opt_tasks = split.tasks(bench.tasks(), "opt")
         result = run_draft(
             bench,

@@ -7,8 +7,20 @@ tasks lands in every part; within a stratum the assignment follows the largest
 deficit against the target ratio, which keeps small strata honest (a stratum of
 three tasks gives one to each part rather than three to opt).
 
+Grouping by gold call (`grouping="gold"`, the default of every run config):
+some benchmarks ask for one call in several tasks (API-Bank repeats
+`ModifyRegistration(appointment_id="90123456", ...)` in a level-1 and two
+level-2 dialogues). A task-level split puts such copies on both sides, and a
+method that writes an optimization task's expected call into a doc then
+"solves" the held-out copy without documenting anything. Tasks that share any
+gold call (`Call.key`, the scorer's equality) form one group, closed
+transitively, and a group lands in one part as a whole; tasks without a gold
+call stay on their own. `grouping="task"` is the split stored before grouping
+existed; its ids are unchanged.
+
 A split is stored in the warehouse and identified by a hash of the benchmark,
-seed, ratios and task ids, so every later run reuses exactly the same split.
+seed, ratios, task ids and grouping, so every later run reuses exactly the same
+split.
 """
 
 from __future__ import annotations
@@ -23,6 +35,8 @@ from core.warehouse.records import content_hash
 
 PARTS = ("opt", "val", "test")
 DEFAULT_RATIOS = (5, 1, 4)
+GROUPINGS = ("task", "gold")
+DEFAULT_GROUPING = "gold"
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,7 @@ class Split:
     seed: int
     ratios: tuple[int, int, int]
     parts: dict[str, str]  # task_id -> part
+    grouping: str = "task"
 
     def ids(self, part: str) -> list[str]:
         if part not in PARTS:
@@ -59,42 +74,130 @@ def _stratum(task: Task) -> tuple[str, str]:
     return (task.domain, task.tools[0] if task.tools else "")
 
 
-def assign(tasks: Sequence[Task], seed: int = 0, ratios: Sequence[int] = DEFAULT_RATIOS) -> dict[str, str]:
-    """Pure function: task_id -> part, deterministic for a seed."""
+def gold_groups(tasks: Sequence[Task]) -> list[list[str]]:
+    """Task ids grouped so that tasks sharing a gold call (transitively) are in one group.
+
+    Groups are sorted internally and by their first id; a task without a gold
+    call is a group of its own.
+    """
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    owner: dict[str, str] = {}
+    for t in sorted(tasks, key=lambda t: t.task_id):
+        parent[t.task_id] = t.task_id
+        for call in t.gold:
+            first = owner.setdefault(call.key(), t.task_id)
+            a, b = root(first), root(t.task_id)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    members: dict[str, list[str]] = defaultdict(list)
+    for tid in sorted(parent):
+        members[root(tid)].append(tid)
+    return sorted(members.values(), key=lambda g: g[0])
+
+
+def _check(ratios: Sequence[int], grouping: str) -> list[float]:
     if len(ratios) != 3 or any(r < 0 for r in ratios) or sum(ratios) == 0:
         raise ValueError(f"ratios must be three non-negative numbers, got {list(ratios)}")
-    share = [r / sum(ratios) for r in ratios]
-    strata: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for t in sorted(tasks, key=lambda t: t.task_id):
-        strata[_stratum(t)].append(t.task_id)
+    if grouping not in GROUPINGS:
+        raise ValueError(f"split grouping must be one of {', '.join(GROUPINGS)}, not {grouping!r}")
+    return [r / sum(ratios) for r in ratios]
+
+
+def assign(
+    tasks: Sequence[Task], seed: int = 0, ratios: Sequence[int] = DEFAULT_RATIOS, grouping: str = "task"
+) -> dict[str, str]:
+    """Pure function: task_id -> part, deterministic for a seed."""
+    share = _check(ratios, grouping)
+    by_id = {t.task_id: t for t in tasks}
+    units = [[t] for t in sorted(by_id)] if grouping == "task" else gold_groups(list(by_id.values()))
+    strata: dict[tuple[str, str], list[list[str]]] = defaultdict(list)
+    for unit in units:
+        strata[_stratum(by_id[unit[0]])].append(unit)  # a group's stratum is its first task's
     rng = random.Random(seed)
     parts: dict[str, str] = {}
     for key in sorted(strata):
-        ids = strata[key]
-        rng.shuffle(ids)
-        given = [0, 0, 0]
-        for k, tid in enumerate(ids):
-            if k < 3 and len(ids) >= 3 and all(s > 0 for s in share):
-                i = (0, 1, 2)[k]  # every part first gets one task of a big-enough stratum
-            else:
-                deficits = [share[j] * (k + 1) - given[j] for j in range(3)]
-                i = max(range(3), key=lambda j: (deficits[j], -j))
-            given[i] += 1
-            parts[tid] = PARTS[i]
+        stratum = strata[key]
+        rng.shuffle(stratum)
+        place = _by_deficit if grouping == "task" else _by_target
+        for unit, i in zip(stratum, place(stratum, share), strict=True):
+            parts.update(dict.fromkeys(unit, PARTS[i]))
     return parts
 
 
+def _by_deficit(tasks: list[list[str]], share: list[float]) -> list[int]:
+    """Part index per task (units of one task), in order: each goes to the part furthest below its
+    running share; the first three of a stratum of three or more go one to each part."""
+    given, out = [0, 0, 0], []
+    for k in range(len(tasks)):
+        if k < 3 and len(tasks) >= 3 and all(s > 0 for s in share):
+            i = k
+        else:
+            deficits = [share[j] * (k + 1) - given[j] for j in range(3)]
+            i = max(range(3), key=lambda j: (deficits[j], -j))
+        given[i] += 1
+        out.append(i)
+    return out
+
+
+def _by_target(units: list[list[str]], share: list[float]) -> list[int]:
+    """Part index per unit (gold-call groups of different sizes), in the units' order.
+
+    Why not `_by_deficit`: with groups of up to six tasks, giving the first three
+    units one to each part can hand a whole group to validation and leave it at
+    twice its share. Here the three smallest units go one to each part (the
+    smallest to the part with the smallest share), then the others, largest
+    first, each to the part furthest below its target share of the stratum's
+    tasks; ties in size keep the seeded order.
+    """
+    order = sorted(range(len(units)), key=lambda u: len(units[u]))  # stable: seeded order among equals
+    target = [s * sum(len(u) for u in units) for s in share]
+    given, out = [0, 0, 0], [0] * len(units)
+    first: list[int] = []
+    if len(units) >= 3 and all(s > 0 for s in share):
+        first, order = order[:3], order[3:]
+    for u, i in zip(first, sorted(range(3), key=lambda j: (share[j], j)), strict=False):
+        out[u] = i
+        given[i] += len(units[u])
+    for u in sorted(order, key=lambda u: -len(units[u])):
+        i = max(range(3), key=lambda j: (target[j] - given[j], -j))
+        out[u] = i
+        given[i] += len(units[u])
+    return out
+
+
+def split_id(benchmark: str, seed: int, ratios: Sequence[int], task_ids: Sequence[str], grouping: str) -> str:
+    """A split's id; a task-level split keeps the id it had before grouping existed."""
+    parts: list = ["split", benchmark, seed, tuple(int(r) for r in ratios), sorted(task_ids)]
+    return content_hash(*parts, *([grouping] if grouping != "task" else []))
+
+
 def get_or_create_split(
-    warehouse, benchmark: str, tasks: Sequence[Task], *, seed: int = 0, ratios: Sequence[int] = DEFAULT_RATIOS
+    warehouse,
+    benchmark: str,
+    tasks: Sequence[Task],
+    *,
+    seed: int = 0,
+    ratios: Sequence[int] = DEFAULT_RATIOS,
+    grouping: str,
 ) -> Split:
-    """The stored split for these tasks, creating and storing it the first time."""
+    """The stored split for these tasks, creating and storing it the first time.
+
+    `grouping` has no default: each caller says which split its stored runs were made on.
+    """
+    _check(ratios, grouping)
     ratios = tuple(int(r) for r in ratios)
-    task_ids = sorted(t.task_id for t in tasks)
-    sid = content_hash("split", benchmark, seed, ratios, task_ids)
+    sid = split_id(benchmark, seed, ratios, [t.task_id for t in tasks], grouping)
     rows = warehouse.rows("SELECT task_id, part FROM split_assignments WHERE split_id = ?", [sid])
     if rows:
-        return Split(sid, benchmark, seed, ratios, dict(rows))
-    parts = assign(tasks, seed, ratios)
+        return Split(sid, benchmark, seed, ratios, dict(rows), grouping)
+    parts = assign(tasks, seed, ratios, grouping)
     from core.warehouse.rows import SplitAssignmentRow, SplitRow
 
     warehouse.record(
@@ -103,4 +206,4 @@ def get_or_create_split(
             *(SplitAssignmentRow(split_id=sid, task_id=t, part=p) for t, p in parts.items()),
         ]
     )
-    return Split(sid, benchmark, seed, ratios, parts)
+    return Split(sid, benchmark, seed, ratios, parts, grouping)

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from core.agents.base import AgentConfig
+from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
@@ -44,6 +45,9 @@ class OptimizeConfig:
     optimizer_model: str | None = None
     seed: int = 0
     split_seed: int = 0
+    # gold: tasks that share a gold call stay in one part (`core.benchmarks.splits`); task: the
+    # task-level split of runs made before grouping existed
+    split_grouping: str = DEFAULT_GROUPING
     repeats: int = 1
     max_opt_tasks: int | None = None
     max_val_tasks: int | None = None
@@ -83,6 +87,10 @@ class OptimizeConfig:
             lo, hi = self.headroom
             if not 0.0 <= lo <= hi <= 1.0:
                 raise ValueError(f"headroom must be a band 0 <= low <= high <= 1, not {self.headroom!r}")
+        if self.split_grouping not in GROUPINGS:
+            raise ValueError(
+                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
+            )
         if self.engine not in ("auto", "evidence", "llm"):
             raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
 
@@ -104,6 +112,8 @@ class OptimizeConfig:
             d.pop("guard_val_tasks")
         if not d["pool_domain_val"]:  # likewise
             d.pop("pool_domain_val")
+        if d["split_grouping"] == "task":  # likewise
+            d.pop("split_grouping")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

@@ -37,7 +37,8 @@ def evaluate_on_test(
     config = json.loads(warehouse.scalar("SELECT config FROM runs WHERE run_id = ?", [run_id]))
     split_id = config["split_id"]
     parts = dict(warehouse.rows("SELECT task_id, part FROM split_assignments WHERE split_id = ?", [split_id]))
-    split = Split(split_id, config["benchmark"], int(config["split_seed"]), (5, 1, 4), parts)
+    grouping = config.get("split_grouping", "task")  # absent from the ids of task-level runs
+    split = Split(split_id, config["benchmark"], int(config["split_seed"]), (5, 1, 4), parts, grouping)
     assert set(parts.values()) <= set(PARTS)  # noqa: S101
     tools = [
         r[0] for r in warehouse.rows("SELECT tool FROM chisel_tools WHERE run_id = ? ORDER BY tool", [run_id])

@@ -125,7 +125,9 @@ class Optimizer:
         cfg = self.config
         all_tasks = self.bench.tasks()
         tasks = select_tasks(self.bench, all_tasks, domains=list(cfg.domains) or None)
-        split = get_or_create_split(self.wh, self.key, all_tasks, seed=cfg.split_seed)
+        split = get_or_create_split(
+            self.wh, self.key, all_tasks, seed=cfg.split_seed, grouping=cfg.split_grouping
+        )
         original = self.bench.original_docs()
         self.wh.register_benchmark(self.bench.name)
         self.wh.register_docset(original, benchmark=self.bench.name, origin="original", name="original")
@@ -211,6 +213,7 @@ class Optimizer:
             "run_id": self.run_id,
             "split_id": split.split_id,
             "split_seed": cfg.split_seed,
+            "split_grouping": cfg.split_grouping,
             "engine": engine_name,
             "agent": cfg.agent.to_json(),
             "tools": {

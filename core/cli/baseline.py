@@ -12,6 +12,7 @@ from core.cli.common import (
     executor_options,
     open_warehouse,
     split_csv,
+    split_grouping_option,
     warehouse_option,
 )
 
@@ -35,6 +36,7 @@ from core.cli.common import (
 @click.option(
     "--split-seed", type=int, default=0, help="Seed of the stored split (DRAFT executes tools in opt tasks)."
 )
+@split_grouping_option
 @click.option("--episodes", type=int, default=None, help="DRAFT: episodes per tool (default 5).")
 @click.option(
     "--stop", type=float, default=None, help="DRAFT: stop threshold on (BLEU + cosine) / 2 (default 0.75)."
@@ -85,6 +87,7 @@ def command(
     model: str | None,
     seed: int,
     split_seed: int,
+    split_grouping: str,
     episodes: int | None,
     stop: float | None,
     diversity: float | None,
@@ -128,6 +131,7 @@ def command(
             model=model,
             seed=seed,
             split_seed=split_seed,
+            split_grouping=split_grouping,
             data_dir=data_dir,
             budget=budget or 1,
             temperature=temperature,
@@ -147,6 +151,7 @@ def command(
             model=model or default_optimizer_model(),
             seed=seed,
             split_seed=split_seed,
+            split_grouping=split_grouping,
             data_dir=data_dir,
             options=options,
             progress=click.echo,
@@ -172,6 +177,7 @@ def _gepa(
     model: str | None,
     seed: int,
     split_seed: int,
+    split_grouping: str,
     data_dir: str | None,
     budget: int,
     temperature: float | None,
@@ -196,6 +202,7 @@ def _gepa(
             domains=split_csv(domains),
             tools=split_csv(tools) or None,
             split_seed=split_seed,
+            split_grouping=split_grouping,
             max_opt=max_opt_tasks,
             max_val=max_val_tasks,
             seed=seed,

@@ -98,6 +98,15 @@ headroom_option = click.option(
     "'none' optimizes every tool.",
 )
 
+split_grouping_option = click.option(
+    "--split-grouping",
+    type=click.Choice(["gold", "task"]),  # core.benchmarks.splits.GROUPINGS
+    default="gold",
+    show_default=True,
+    help="gold: tasks that share a gold call stay in one part of the opt/val/test split, so no held-out task "
+    "repeats a request optimized on; task: the task-level split of runs made before grouping existed.",
+)
+
 guard_val_option = click.option(
     "--guard-val-tasks",
     type=click.IntRange(min=0),

@@ -16,6 +16,7 @@ from core.cli.common import (
     headroom_option,
     open_warehouse,
     split_csv,
+    split_grouping_option,
     target_agent_options,
     warehouse_option,
 )
@@ -129,6 +130,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     help="Evaluation runs per iteration budget of the curves (0 = no curves).",
 )
 @click.option("--split-seed", type=int, default=0, help="Seed of the stored split and of the test sample.")
+@split_grouping_option
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1)
 @executor_options
 @warehouse_option
@@ -183,6 +185,7 @@ def command(ctx: click.Context, **opts) -> None:
         curve_eval_runs=opts["curve_eval_runs"],
         baseline_model=opts["baseline_model"],
         split_seed=opts["split_seed"],
+        split_grouping=opts["split_grouping"],
         headroom=opts["headroom"],
         profile_repeats=opts["profile_repeats"],
         min_val_tasks=opts["min_val_tasks"],

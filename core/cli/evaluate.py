@@ -13,6 +13,7 @@ from core.cli.common import (
     executor_options,
     open_warehouse,
     split_csv,
+    split_grouping_option,
     tasks_option,
     warehouse_option,
     with_tasks,
@@ -70,6 +71,7 @@ def job_hooks(warehouse):
 @click.option("--repeats", "-r", type=int, default=1)
 @click.option("--limit", type=int, default=None, help="Seeded sample of N tasks.")
 @click.option("--seed", type=int, default=0, help="Seed of the split and of the task sample.")
+@split_grouping_option
 @click.option("--temperature", type=float, default=0.0)
 @click.option("--max-steps", type=int, default=6)
 @click.option("--time-limit", type=float, default=180.0, help="Seconds per episode.")
@@ -100,6 +102,7 @@ def command(
     repeats: int,
     limit: int | None,
     seed: int,
+    split_grouping: str,
     temperature: float,
     max_steps: int,
     time_limit: float,
@@ -126,7 +129,9 @@ def command(
     all_tasks = bench.tasks()
     tasks = select_tasks(bench, all_tasks, domains=split_csv(domains), tools=split_csv(tools))
     if split != "all":
-        the_split = get_or_create_split(wh, benchmark_key(bench), all_tasks, seed=seed)
+        the_split = get_or_create_split(
+            wh, benchmark_key(bench), all_tasks, seed=seed, grouping=split_grouping
+        )
         tasks = the_split.tasks(tasks, split)
     tasks = sample_tasks(tasks, limit, seed)
     if not tasks:
@@ -158,7 +163,12 @@ def command(
             repeats=repeats,
             split=split,
             name=f"eval {benchmark} {','.join(split_csv(domains)) or 'all'} {ref}",
-            extra={"split_seed": seed, "docs_ref": ds.docset_id},
+            extra={
+                "split_seed": seed,
+                "docs_ref": ds.docset_id,
+                # evaluations on the task-level split keep the run ids they had before grouping existed
+                **({"split_grouping": split_grouping} if split != "all" and split_grouping != "task" else {}),
+            },
             max_calls_per_reply=max_calls_per_reply,
         )
 

@@ -14,6 +14,7 @@ from core.cli.common import (
     headroom_option,
     open_warehouse,
     split_csv,
+    split_grouping_option,
     target_agent_options,
     tasks_option,
     warehouse_option,
@@ -58,6 +59,7 @@ from core.cli.common import (
     help="The target agent's sampling temperature (each repeat its own seed).",
 )
 @headroom_option
+@split_grouping_option
 @click.option(
     "--min-val-tasks",
     type=int,
@@ -105,6 +107,7 @@ def command(
     optimizer_model: str | None,
     seed: int,
     split_seed: int,
+    split_grouping: str,
     repeats: int,
     temperature: float,
     headroom: tuple[float, float] | None,
@@ -123,7 +126,7 @@ def command(
     """Optimize tool docs with DocsChisel; prints per-tool results, the run id and the doc-set id.
 
     Evaluate the result on the held-out test split with
-    `docschisel eval --docs <run-id> --split test --seed <split-seed>`.
+    `docschisel eval --docs <run-id> --split test --seed <split-seed> --split-grouping <grouping>`.
     """
     from core.agents import AgentConfig
     from core.chisel import OptimizeConfig
@@ -153,6 +156,7 @@ def command(
         optimizer_model=optimizer_model,
         seed=seed,
         split_seed=split_seed,
+        split_grouping=split_grouping,
         repeats=repeats,
         max_opt_tasks=max_opt_tasks,
         max_val_tasks=max_val_tasks,
@@ -202,6 +206,6 @@ def command(
     click.echo(
         f"next: docschisel eval --benchmark {shlex.quote(given)}"
         + (f" --tasks {shlex.quote(tasks_file)}" if tasks_file else "")
-        + f" --docs {result.run_id} --split test --seed {split_seed}"
+        + f" --docs {result.run_id} --split test --seed {split_seed} --split-grouping {split_grouping}"
         + (f" --domain {domains}" if domains else "")
     )

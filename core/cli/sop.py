@@ -19,6 +19,7 @@ from core.cli.common import (
     executor_options,
     open_warehouse,
     split_csv,
+    split_grouping_option,
     target_agent_options,
     warehouse_option,
 )
@@ -84,6 +85,7 @@ _EVOLVE = (
     click.option(
         "--split-seed", type=int, default=0, help="Seed of the stored opt/val/test split (as optimize)."
     ),
+    split_grouping_option,
     click.option(
         "--max-train-tasks", type=click.IntRange(min=1), default=None, help="Seeded sample of training tasks."
     ),
@@ -145,6 +147,7 @@ def _config(kw: dict, variant: str, seed: int):
         repeats=kw["repeats"],
         seed=seed,
         split_seed=kw["split_seed"],
+        split_grouping=kw["split_grouping"],
         max_train_tasks=kw["max_train_tasks"],
         max_test_tasks=kw["max_test_tasks"],
         test=not kw["no_test"],

@@ -26,7 +26,7 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
     from core import jobs
     from core.agents.base import AgentConfig
     from core.benchmarks.registry import benchmark_key
-    from core.benchmarks.splits import get_or_create_split
+    from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
     from core.chisel.config import OptimizeConfig
     from core.chisel.heldout import evaluate_on_test
     from core.chisel.loop import Optimizer
@@ -44,7 +44,9 @@ def build_sample(path: str | Path, *, with_job: bool = True) -> dict[str, Any]:
         reader = script(doc_reader, name=READER)
         writer = script(baseline_replies, name=WRITER)
         agent = AgentConfig(model=reader.model, max_steps=2)
-        split = get_or_create_split(wh, benchmark_key(bench), bench.tasks(), seed=0)
+        split = get_or_create_split(
+            wh, benchmark_key(bench), bench.tasks(), seed=0, grouping=DEFAULT_GROUPING
+        )
         ids["split_id"] = split.split_id
         original = bench.original_docs()
         sampled = AgentConfig(model=reader.model, max_steps=2, temperature=0.7)

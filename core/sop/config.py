@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Call, Task
-from core.benchmarks.splits import Split
+from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS, Split
 from core.sop.executor import Limits
 from core.sop.model import Toolset
 from core.sop.review import PruneRules
@@ -56,6 +56,7 @@ class SopConfig:
     repeats: int = 1
     seed: int = 0
     split_seed: int = 0
+    split_grouping: str = DEFAULT_GROUPING  # see core.benchmarks.splits
     max_train_tasks: int | None = None
     max_test_tasks: int | None = None
     test: bool = True
@@ -80,6 +81,10 @@ class SopConfig:
             raise ValueError(f"unknown EvoSOP variant {self.variant!r}; expected one of {VARIANTS}")
         if self.offer not in OFFERS:
             raise ValueError(f"unknown SOP offer {self.offer!r}; expected one of {OFFERS}")
+        if self.split_grouping not in GROUPINGS:
+            raise ValueError(
+                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
+            )
         if self.epochs < 1 or self.batch_size < 1:
             raise ValueError("epochs and batch_size must be at least 1")
 
@@ -104,6 +109,8 @@ class SopConfig:
             out.pop("doc_links")  # runs without them keep the ids they always had
         if self.offer == "beside":
             out.pop("offer")  # likewise
+        if self.split_grouping == "task":
+            out.pop("split_grouping")  # likewise
         if self.explorer is None:
             out.pop("explorer")  # runs without one keep the ids they always had
         else:

@@ -197,7 +197,9 @@ class Evolution:
         cfg = self.config
         all_tasks = self.base.tasks()
         tasks = select_tasks(self.base, all_tasks, domains=list(cfg.domains) or None)
-        split = get_or_create_split(self.wh, self.key, all_tasks, seed=cfg.split_seed)
+        split = get_or_create_split(
+            self.wh, self.key, all_tasks, seed=cfg.split_seed, grouping=cfg.split_grouping
+        )
         train = cap_tasks(split.tasks(tasks, "opt"), cfg.max_train_tasks, cfg.seed, "opt")
         if not train:
             raise ValueError(

@@ -211,6 +211,7 @@ class Harness:
                 model=spec.baseline_model or default_optimizer_model(),
                 seed=s,
                 split_seed=spec.split_seed,
+                split_grouping=spec.split_grouping,
                 bench=self.bench,
                 embedder=self.embedder,
             )
@@ -269,6 +270,7 @@ class Harness:
                 domains=spec.domains,
                 tools=self.tools,
                 split_seed=spec.split_seed,
+                split_grouping=spec.split_grouping,
                 max_opt=spec.max_opt_tasks,
                 max_val=spec.max_val_tasks,
                 limit_tools=spec.limit_tools,

@@ -14,7 +14,7 @@ from typing import Any
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, select_tasks
-from core.benchmarks.splits import get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS, get_or_create_split
 from core.chisel.config import GUARD_VAL_TASKS, HEADROOM, MIN_VAL_TASKS
 from core.study.fields import sample
 from core.warehouse.records import content_hash
@@ -71,6 +71,7 @@ class CompareSpec:
     curve_eval_runs: int = 1
     baseline_model: str | None = None
     split_seed: int = 0
+    split_grouping: str = DEFAULT_GROUPING  # gold: tasks sharing a gold call stay in one part
     limit_tools: int | None = None  # DocsChisel's per-domain tool cap; ET/DRT and the test tasks follow it
     headroom: tuple[float, float] | None = HEADROOM  # DocsChisel skips tools outside this TS⁰ band
     min_val_tasks: int = MIN_VAL_TASKS  # fewer validation tasks: judged on the domain's pooled ones
@@ -97,6 +98,10 @@ class CompareSpec:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
             raise ValueError("limit must be at least 1 (or None for every test task)")
+        if self.split_grouping not in GROUPINGS:
+            raise ValueError(
+                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
+            )
         if self.temperature <= 0:
             raise ValueError("temperature must be > 0: at 0 the evaluation runs would be identical")
         # canonical order, so the same comparison always has the same id
@@ -109,7 +114,10 @@ class CompareSpec:
         """The hash of the spec and of the target model's runtime (a local model's weights, llama.cpp
         build and grammar): the same spec run on another runtime is another comparison."""
         runtime = self.agent.identity().get("runtime")
-        return content_hash("compare", asdict(self), *([runtime] if runtime else []))
+        spec = asdict(self)
+        if self.split_grouping == "task":  # comparisons on the task-level split keep the ids they had
+            spec.pop("split_grouping")
+        return content_hash("compare", spec, *([runtime] if runtime else []))
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
         """The target agent of evaluation run j: `agent` sampled at `temperature` with seed j.
@@ -163,7 +171,9 @@ def compared_tools(
     from core.chisel.profile import tool_tasks
 
     all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    split = get_or_create_split(
+        warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed, grouping=spec.split_grouping
+    )
     domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
     by_domain = tool_tasks(
         domain_tasks,
@@ -235,7 +245,9 @@ def compare_tasks(
     if tools is _CHOOSE:
         tools = compared_tools(warehouse, spec, bench)
     all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    split = get_or_create_split(
+        warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed, grouping=spec.split_grouping
+    )
     domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
     if tools is not None:
         domain_tasks = [t for t in domain_tasks if set(t.tools) & set(tools)]
@@ -260,7 +272,9 @@ def guard_tasks(warehouse, spec: CompareSpec, bench: Benchmark, tools: list[str]
     if tools is None or not spec.guard_limit:
         return []
     all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed)
+    split = get_or_create_split(
+        warehouse, benchmark_key(bench), all_tasks, seed=spec.split_seed, grouping=spec.split_grouping
+    )
     domain_tasks = select_tasks(bench, all_tasks, domains=list(spec.domains) or None)
     others = [t for t in domain_tasks if not set(t.tools) & set(tools)]
     return sample(split.tasks(others, "test"), spec.guard_limit, spec.split_seed)

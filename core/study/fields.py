@@ -175,7 +175,9 @@ def prepare(warehouse, spec: StudySpec, bench: Benchmark | None = None, data_dir
     """Split, sample, collect evidence and build the variants (no agent runs)."""
     bench = bench or get_benchmark(spec.benchmark, data_dir)
     all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.seed)
+    # the task-level split: a field study measures docs on test tasks and optimizes nothing on the
+    # opt part, and its stored studies were sampled from this split
+    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=spec.seed, grouping="task")
     domain_tasks = select_tasks(bench, all_tasks, domains=[spec.domain])
     measured = sample(split.tasks(domain_tasks, spec.measure_part), spec.limit, spec.seed)
     if not measured:

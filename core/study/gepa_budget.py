@@ -23,7 +23,7 @@ from typing import Any
 
 from core.benchmarks.base import Benchmark
 from core.benchmarks.registry import benchmark_key, select_tasks
-from core.benchmarks.splits import Split, get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, Split, get_or_create_split
 from core.chisel.decisions import judged_groups
 from core.chisel.profile import ToolTasks, tool_tasks
 from core.warehouse import reads
@@ -36,6 +36,7 @@ def task_groups(
     domains: Sequence[str] = (),
     tools: Sequence[str] | None = None,
     split_seed: int = 0,
+    split_grouping: str = DEFAULT_GROUPING,
     max_opt: int | None = None,
     max_val: int | None = None,
     limit_tools: int | None = None,
@@ -45,7 +46,9 @@ def task_groups(
 ) -> tuple[Split, list[ToolTasks]]:
     """(stored split, the tools with their opt / val tasks) exactly as DocsChisel groups and judges them."""
     all_tasks = bench.tasks()
-    split = get_or_create_split(warehouse, benchmark_key(bench), all_tasks, seed=split_seed)
+    split = get_or_create_split(
+        warehouse, benchmark_key(bench), all_tasks, seed=split_seed, grouping=split_grouping
+    )
     tasks = select_tasks(bench, all_tasks, domains=list(domains) or None)
     groups = tool_tasks(
         tasks,

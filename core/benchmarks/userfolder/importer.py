@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.benchmarks.splits import get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
 from core.benchmarks.userfolder.loader import load_user_benchmark
 
 
@@ -21,7 +21,7 @@ def import_user_folder(warehouse, folder: str | Path, *, seed: int = 0) -> dict[
     warehouse.register_benchmark(bench.name, bench.warehouse_info)
     docset_id = warehouse.register_docset(bench.original_docs(), benchmark=bench.name, origin="original")
     warehouse.register_tasks(bench.name, tasks)
-    split = get_or_create_split(warehouse, bench.key, tasks, seed=seed)
+    split = get_or_create_split(warehouse, bench.key, tasks, seed=seed, grouping=DEFAULT_GROUPING)
     bench.close()  # the tools ran in worker processes; importing needs them no longer
     return {
         "benchmark": bench.name,
