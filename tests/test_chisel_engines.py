@@ -321,7 +321,7 @@ def test_llm_engine_plans_only_the_fields_its_diagnosis_implicates_each_with_a_r
 
 def test_llm_engine_sends_back_a_copied_task_value_and_a_date_format_the_tool_does_not_take() -> None:
     from core.benchmarks.base import Call
-    from core.chisel.engines.llm import _content_problems
+    from core.chisel.engines.checks import content_problems as _content_problems
 
     original = ShopBench(n=24, quote_tasks=0).original_docs()["shop.order"]
     gold = [

@@ -16,8 +16,9 @@ ALGORITHM_VERSION = "docschisel-8"  # 8: the no-call validation guard, headroom 
 # original or an earlier one is asked for again with what was tried. 3: a plan may name only the fields
 # its diagnosis implicates (the JSON schema says so), with a reason for each operation. 4: content that
 # copies one optimization task's value, or states a date/time format the tool's calls do not have, is sent
-# back.
-LLM_ENGINE_VERSION = 4
+# back. 5: a usage example that is not a call of its own tool, or passes a parameter the tool does not
+# take, is sent back (`core.chisel.engines.checks.example_problems`).
+LLM_ENGINE_VERSION = 5
 HEADROOM = (0.15, 0.85)
 MIN_VAL_TASKS = 4
 GUARD_VAL_TASKS = 4

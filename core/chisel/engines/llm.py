@@ -30,8 +30,9 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from core.chisel.differ import diff_trace
 from core.chisel.engines.base import ToolContext
+from core.chisel.engines.checks import content_problems
 from core.chisel.engines.evidence import EvidenceEngine, carried_operations, content_of
-from core.chisel.engines.synth import VALUE_FORMATS, recurring_values, usage_examples
+from core.chisel.engines.synth import usage_examples
 from core.chisel.memory import DomainMemory
 from core.chisel.merge import merge_plans
 from core.chisel.types import Diagnosis, Evaluation, MemoryEntry, Operation, Plan, Trace
@@ -405,7 +406,7 @@ class LLMEngine:
             doc = ctx.original
             for (op, field), content in found.items():
                 doc = doc.apply(op, field, content)
-            problems = _content_problems(found, gold, ctx.original)
+            problems = content_problems(found, gold, ctx.original)
             if problems:
                 raise ValueError("; ".join(problems))
 
@@ -542,54 +543,6 @@ def _named(doc: ToolDoc, ctx: ToolContext) -> str:
         return "the original"
     it = next((h.iteration for h in ctx.history if h.doc_id == doc.doc_id), None)
     return f"iteration {it}'s candidate" if it is not None else f"candidate {doc.doc_id}"
-
-
-_DATE_TIME_FORMATS = {label: pattern for pattern, label in VALUE_FORMATS if label[0] in "YH"}  # longest first
-
-
-def _content_problems(
-    found: dict[tuple[str, str], Any], gold: Sequence[tuple[str, Any]], original: ToolDoc
-) -> list[str]:
-    """What a reply's contents get wrong against the tool's own calls, for the repair loop.
-
-    Two faults the local optimizer model made in measured runs: it copied one
-    optimization task's argument (an example `Calculator(formula='5*10')`,
-    which a small agent then copies into other tasks), and it stated a date
-    format the tool does not take (YYYY-MM-DD for a `date` the gold calls
-    write as 05-12). Values that recur across tasks (an enumeration) and
-    values the original doc already shows are not one task's data.
-    """
-    values: dict[str, list[Any]] = {}
-    for _tid, call in gold:
-        for name, value in call.args.items():
-            values.setdefault(name, []).append(value)
-    shown = json.dumps(original.to_json(), ensure_ascii=False)
-    single = set()
-    for vs in values.values():
-        constant = set(recurring_values(vs))
-        single |= {v for v in vs if isinstance(v, str) and len(v.strip()) >= 3 and v not in constant}
-    single = {v for v in single if v not in shown}
-    problems: list[str] = []
-    for (op, field), content in found.items():
-        text = json.dumps(content, ensure_ascii=False) if not isinstance(content, str) else content
-        copied = sorted(v for v in single if v in text)
-        if copied:
-            problems.append(
-                f"{op} {field} copies one task's value ({', '.join(repr(v) for v in copied[:3])}): show its "
-                "format or a made-up value instead, so the agent does not copy it into other tasks"
-            )
-        if field == "IPD" and isinstance(content, dict):
-            for param, desc in content.items():
-                seen = [v for v in values.get(str(param), []) if isinstance(v, str) and v]
-                stated = next((lab for lab in _DATE_TIME_FORMATS if lab in str(desc)), None)
-                pattern = _DATE_TIME_FORMATS.get(stated or "")
-                wrong = [v for v in seen if pattern and not re.fullmatch(pattern, v.strip())]
-                if wrong:
-                    problems.append(
-                        f"{op} IPD states the format {stated} for '{param}', but the tool's calls write it "
-                        f"like {wrong[0]!r}: state the format those values have"
-                    )
-    return problems
 
 
 def _planned_edits(
