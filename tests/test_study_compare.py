@@ -487,6 +487,12 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
         c.dc_algorithm = "docschisel-6"
     current, older = current_comparisons([revised, *newest_first])
     assert [c.compare_id for c in current] == ["c4", "c3", "c2"] and older == ["c1"]
+    # a comparison on the grouped split measures other test tasks: it hides none on the task-level split
+    grouped = stored("c5", ["finance"], 5)
+    grouped.spec["split_grouping"] = "gold"
+    grouped.dc_algorithm = "docschisel-7"
+    current, older = current_comparisons([grouped, revised, *newest_first])
+    assert [c.compare_id for c in current] == ["c5", "c4", "c3", "c2"] and older == ["c1"]
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
@@ -521,6 +527,7 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     stored = stored_comparisons(wh, result.compare_id)[0]
     assert stored.dc_algorithm == ALGORITHM_VERSION
     assert f"DocsChisel {ALGORITHM_VERSION}" in title(stored)
+    assert "split grouped by gold call" in title(stored)  # the spec's default split
 
 
 def test_spec_rejects_bad_input() -> None:
@@ -548,6 +555,11 @@ def test_the_cli_defaults_are_the_library_defaults() -> None:
         assert default(cmd, "guard_val_tasks") == GUARD_VAL_TASKS
         assert default(cmd, "min_val_tasks") == MIN_VAL_TASKS
     assert default(compare_command, "guard_limit") == GUARD_LIMIT
+    from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS
+
+    for cmd in (compare_command, optimize_command):
+        assert default(cmd, "split_grouping") == DEFAULT_GROUPING
+        assert set(next(p for p in cmd.params if p.name == "split_grouping").type.choices) == set(GROUPINGS)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -139,6 +139,11 @@ def runtime_label(runtime: str | None) -> str:
     return f"llama.cpp {build}, grammar {grammar}".strip(", ")
 
 
+def split_grouping(c: StoredComparison) -> str:
+    """The comparison's split: `gold` (grouped by gold call) or `task` (specs stored before grouping existed)."""
+    return str(c.spec.get("split_grouping") or "task")
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
     runtime = runtime_label((c.detail or {}).get("runtime"))
@@ -146,6 +151,7 @@ def title(c: StoredComparison) -> str:
         f"{c.benchmark} · {','.join(s.get('domains') or []) or 'all domains'} · {a.get('model')}"
         f"{f' ({runtime})' if runtime else ''} · "
         f"{a.get('paradigm')}/{a.get('doc_mode')} · {len(c.task_ids)} test tasks · "
+        f"{'split grouped by gold call' if split_grouping(c) == 'gold' else 'task-level split'} · "
         f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
@@ -432,6 +438,7 @@ def _scope(c: StoredComparison) -> tuple:
         a.get("paradigm"),
         a.get("doc_mode"),
         c.dc_algorithm,
+        split_grouping(c),  # another split measures other test tasks: it never supersedes
     )
 
 
