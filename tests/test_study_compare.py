@@ -705,6 +705,9 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     assert rest["tasks"] == 3 and rest["method %"] == pytest.approx(100 * (1 + 0 + 2 / 3) / 3)
     assert rest["McNemar b/c"] == "1/0"  # only b2 still flips
     assert split[split["test tasks"] == "all"].reset_index(drop=True).equals(frame)
+    # a comparison on the grouped split is not pooled with one on the task-level split
+    b.spec["split_grouping"] = "gold"
+    assert pooled_frame([a, b]).empty
 
 
 def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:

@@ -479,7 +479,7 @@ def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[Store
 
 
 def _pool_key(c: StoredComparison) -> tuple:
-    """Comparisons that can be pooled: same benchmark, target agent, temperature and DC variants."""
+    """Comparisons that can be pooled: same benchmark, target agent, temperature, DC variants and split."""
     s, a = c.spec, c.spec.get("agent") or {}
     return (
         c.benchmark,
@@ -491,6 +491,7 @@ def _pool_key(c: StoredComparison) -> tuple:
         tuple(s.get("optimizer_models") or ()),
         s.get("engine"),
         c.dc_algorithm,
+        split_grouping(c),
     )
 
 
