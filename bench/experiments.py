@@ -295,7 +295,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     more independent DC runs and their evaluations, ~1.5 h; started once the first command's DC run
     #     is stored, as two processes must not run one optimization at once); then every method (EasyTool,
     #     DRAFT, DC-LLM with Qwen 1.5B and LLM engine v5, the curve and the memory ablation: ~4 h),
-    #     reusing every doc set and episode of the first two.
+    #     reusing every doc set and episode of the first two; and GEPA at 3 x 3 (its runs 1 and 2, each
+    #     with the budget of the DocsChisel run of the same seed: ~1.2 h each, and their evaluations).
+    #  Measured (comparisons bc59c5ed04a43bda, 1 x 3, and e1ccdd31a03bb58b, 3 x 3; 27 test tasks, none
+    #  repeating an optimization or validation request): TS OG 48.1, DC-evidence 61.7 (run 0) and 64.2
+    #  (3 x 3: +16.0 pp [+4.1, +29.2], McNemar p 0.031, Mann-Whitney Holm p 0.015), GEPA 72.8 (run 0; its
+    #  budget 579 episodes, 13.3 min per tool). DC-evidence's runs took 26-34 min.
     "compare-api-bank-4": (
         3000,
         8.0,
@@ -309,6 +314,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
                 1,
                 grouping="gold",
             ),
+            _compare("health", "og,dc,gepa", "--optimizer-model evidence --max-traces 3", 3, grouping="gold"),
         ],
     ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
