@@ -98,9 +98,8 @@ def generate_baseline(
         "split_seed": split_seed,
         "original": bench.original_docs().docset_id,
     }
-    if (
-        method == "draft" and split_grouping != "task"
-    ):  # DRAFT explores opt tasks; runs before grouping keep ids
+    # DRAFT explores the opt tasks, so its split is part of its identity; task-level runs keep their ids
+    if method == "draft" and split_grouping != "task":
         key["split_grouping"] = split_grouping
     run_id = warehouse.start_run(
         "baseline", key, name=f"{method} {benchmark} {','.join(domains or []) or 'all'}", benchmark=bench.name

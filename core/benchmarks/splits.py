@@ -102,11 +102,17 @@ def gold_groups(tasks: Sequence[Task]) -> list[list[str]]:
     return sorted(members.values(), key=lambda g: g[0])
 
 
+def check_grouping(grouping: str) -> str:
+    """`grouping` itself, or a ValueError naming the allowed ones (what every run config validates with)."""
+    if grouping not in GROUPINGS:
+        raise ValueError(f"split_grouping must be one of {', '.join(GROUPINGS)}, not {grouping!r}")
+    return grouping
+
+
 def _check(ratios: Sequence[int], grouping: str) -> list[float]:
     if len(ratios) != 3 or any(r < 0 for r in ratios) or sum(ratios) == 0:
         raise ValueError(f"ratios must be three non-negative numbers, got {list(ratios)}")
-    if grouping not in GROUPINGS:
-        raise ValueError(f"split grouping must be one of {', '.join(GROUPINGS)}, not {grouping!r}")
+    check_grouping(grouping)
     return [r / sum(ratios) for r in ratios]
 
 

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from core.agents.base import AgentConfig
-from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS
+from core.benchmarks.splits import DEFAULT_GROUPING, check_grouping
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
@@ -88,10 +88,7 @@ class OptimizeConfig:
             lo, hi = self.headroom
             if not 0.0 <= lo <= hi <= 1.0:
                 raise ValueError(f"headroom must be a band 0 <= low <= high <= 1, not {self.headroom!r}")
-        if self.split_grouping not in GROUPINGS:
-            raise ValueError(
-                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
-            )
+        check_grouping(self.split_grouping)
         if self.engine not in ("auto", "evidence", "llm"):
             raise ValueError(f"engine must be auto, evidence or llm, not {self.engine!r}")
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Call, Task
-from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS, Split
+from core.benchmarks.splits import DEFAULT_GROUPING, Split, check_grouping
 from core.sop.executor import Limits
 from core.sop.model import Toolset
 from core.sop.review import PruneRules
@@ -81,10 +81,7 @@ class SopConfig:
             raise ValueError(f"unknown EvoSOP variant {self.variant!r}; expected one of {VARIANTS}")
         if self.offer not in OFFERS:
             raise ValueError(f"unknown SOP offer {self.offer!r}; expected one of {OFFERS}")
-        if self.split_grouping not in GROUPINGS:
-            raise ValueError(
-                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
-            )
+        check_grouping(self.split_grouping)
         if self.epochs < 1 or self.batch_size < 1:
             raise ValueError("epochs and batch_size must be at least 1")
 

@@ -14,7 +14,7 @@ from typing import Any
 from core.agents.base import AgentConfig
 from core.benchmarks.base import Benchmark, Task
 from core.benchmarks.registry import benchmark_key, select_tasks
-from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS, get_or_create_split
+from core.benchmarks.splits import DEFAULT_GROUPING, check_grouping, get_or_create_split
 from core.chisel.config import GUARD_VAL_TASKS, HEADROOM, MIN_VAL_TASKS
 from core.study.fields import sample
 from core.warehouse.records import content_hash
@@ -98,10 +98,7 @@ class CompareSpec:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
             raise ValueError("limit must be at least 1 (or None for every test task)")
-        if self.split_grouping not in GROUPINGS:
-            raise ValueError(
-                f"split_grouping must be one of {', '.join(GROUPINGS)}, not {self.split_grouping!r}"
-            )
+        check_grouping(self.split_grouping)
         if self.temperature <= 0:
             raise ValueError("temperature must be > 0: at 0 the evaluation runs would be identical")
         # canonical order, so the same comparison always has the same id
