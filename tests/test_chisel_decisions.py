@@ -237,3 +237,33 @@ def test_every_tool_is_judged_on_the_same_no_call_validation_tasks_of_its_domain
     assert judged_groups(groups, tasks, Parts(), 0, 0) == {"d": groups["d"]}  # off: unchanged
     assert guard_validation(groups["d"], [tasks[3]], 4)[0].val == [tasks[3], tasks[1]]  # in task-id order
     assert guard_validation(groups["d"], [tasks[1]], 4)[0] == groups["d"][0]  # already there
+
+
+def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_first() -> None:
+    from core.benchmarks.base import Call, Task
+    from core.chisel.decisions import misuse_tasks
+    from core.chisel.profile import ToolTasks
+
+    def task(tid: str, tool: str) -> Task:
+        return Task(tid, "d", "q", (Call(tool, {}),), (tool,))
+
+    tasks = {t.task_id: t for t in (task("a1", "A"), task("b1", "B"), task("b2", "B"), task("b3", "B"))}
+
+    def tr(tid: str, tool: str, ok: bool = False, n: int = 0) -> Trace:
+        return Trace(
+            episode_id=f"{tid}-{n}",
+            task_id=tid,
+            domain="d",
+            query="q",
+            success=ok,
+            tool_correct=ok,
+            steps=({"tool": tool, "args": {}},),
+        )
+
+    profiled = [tr("b1", "A"), tr("b2", "A", n=0), tr("b2", "A", n=1), tr("b3", "A", ok=True), tr("a1", "A")]
+    items = [ToolTasks("A", "d", [tasks["a1"]]), ToolTasks("B", "d", [tasks["b1"], tasks["b2"], tasks["b3"]])]
+    found = misuse_tasks(items, profiled, tasks, limit=1)
+    assert [t.task_id for t in found["A"]] == ["b2"]  # two misuse episodes beat one; a success is none
+    assert sorted(t.task_id for t in misuse_tasks(items, profiled, tasks, limit=5)["A"]) == ["b1", "b2"]
+    assert misuse_tasks(items, profiled, tasks, limit=5, read_only={"A"}) == {}  # a look-up is no misuse
+    assert misuse_tasks(items, profiled, tasks, limit=0) == {}

@@ -875,3 +875,44 @@ def test_the_synthesiser_says_where_an_unstated_id_comes_from(warehouse) -> None
     ipd = synth("Refine", "IPD")
     assert "look it up with shop.find_item first" in ipd["item"]
     assert "look it up" not in ipd["date"]
+
+
+def test_calling_the_focal_tool_in_another_tools_place_is_a_misuse() -> None:
+    """The other side of a confusion: the focal tool called where the ground truth calls another tool."""
+    gold = [Call("health.modify", {"appointment_id": "1"})]
+    wrong = _trace([{"tool": "health.register", "args": {"date": "2023-10-12"}, "output": "id 7"}])
+    found = diff_trace(wrong, gold, "health.register", ["date"])
+    assert [f.cls for f in found] == ["misused"]
+    assert found[0].other_tool == "health.modify" and found[0].data == {"task_id": "t"}
+    # from the right tool's side the same trace stays a wrong tool
+    assert diff_trace(wrong, gold, "health.modify", ["appointment_id"])[0].cls == "wrong_tool"
+    # a look-up on the way to another tool's call gathers arguments: no misuse
+    lookup = diff_trace(wrong, gold, "health.register", ["date"], {"health.register"})
+    assert "misused" not in {f.cls for f in lookup}
+    # a request where nothing should be done is another failure (an extra call), not a misuse
+    assert diff_trace(wrong, [], "health.register", ["date"])[0].cls == "extra_call"
+
+
+def test_a_misused_tools_guidance_names_the_requests_it_is_not_for_and_the_right_tool(warehouse) -> None:
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth, request_line
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    tasks = ctx.opt_task_ids[:2]
+    misused = [
+        Finding("misused", "called order", other_tool="shop.quote", data={"task_id": t}) for t in tasks
+    ]
+    synth = Synth(ctx, misused, DomainMemory("shop"), tasks)
+    ug = synth("Add", "UG")
+    first = request_line(ctx.gt.query(tasks[0]), limit=90)
+    assert ug.startswith("Do not use it for requests like: ") and f'"{first}"' in ug
+    assert ug.endswith("call shop.quote for those.") and "shop.order(" not in ug
+    assert "It is not for what shop.quote does." in synth("Refine", "FD")
+    # those requests are not quoted as requests this tool serves
+    wrong_tool = Finding("wrong_tool", "called quote", other_tool="shop.quote")
+    both = Synth(ctx, [*misused, wrong_tool], DomainMemory("shop"), tasks)("Add", "UG")
+    assert both.startswith("Prefer this tool over shop.quote") and "Use this tool" not in both
+    # the turn that asks, not the data given after being asked
+    dialogue = "User: Can you cancel my appointment with Dr. Lee?\nAI: Its id?\nUser: 56789012"
+    assert request_line(dialogue) == "Can you cancel my appointment with Dr. Lee?"

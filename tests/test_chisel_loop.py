@@ -457,3 +457,79 @@ def test_llm_engine_runs_carry_the_engine_version_and_evidence_runs_keep_their_i
     cfg = OptimizeConfig(benchmark="shop", agent=AgentConfig(model="scripted/x"))
     assert "llm_engine" not in cfg.key("shop", "evidence", "none")
     assert cfg.key("shop", "llm", "local/qwen2.5-coder-1.5b")["llm_engine"] == LLM_ENGINE_VERSION
+
+
+class StockShop(ShopBench):
+    """The toy shop plus stock questions, which a confused agent answers with the quote tool."""
+
+    def __init__(self) -> None:
+        super().__init__(n=24, quote_tasks=6)
+        self._tasks += [
+            Task(
+                f"stock-{i:03d}",
+                "shop",
+                f"Is item{i} in stock?",
+                (Call("shop.stock", {"item": f"item{i}"}),),
+                ("shop.stock",),
+            )
+            for i in range(18)
+        ]
+
+
+class QuoteFirstReader(DocReadingAgent):
+    """The literal reader, who asks for a quote on stock questions unless the quote doc's guidance names
+    the stock tool (it reads only the doc of the tool it reaches for; the stock doc changes nothing)."""
+
+    def run(self, ctx):
+        gold = ctx.task.gold[0]
+        if gold.tool == "shop.stock":
+            quote = {d.tool: d for d in ctx.docs}["shop.quote"]
+            tool = "shop.stock" if "shop.stock" in (quote.guidance or "") else "shop.quote"
+            ctx.execute(Call(tool, {"item": gold.args["item"]}))
+            return "answered"
+        return super().run(ctx)
+
+
+def test_a_tool_called_in_another_ones_place_is_fixed_on_its_own_doc_with_misuse_tasks(tmp_path) -> None:
+    """Only the wrong tool's doc moves this agent: without misuse tasks nothing the optimizer may change
+    fixes the stock questions; with them the quote doc says which requests it is not for, and is judged
+    on those requests."""
+    from core.warehouse import Warehouse
+
+    def run(misuse: int):
+        wh = Warehouse(tmp_path / f"misuse{misuse}.duckdb")
+        config = OptimizeConfig(
+            benchmark="shop",
+            agent=AGENT,
+            iterations=3,
+            engine="evidence",
+            tools=("shop.quote", "shop.stock"),
+            misuse_tasks=misuse,
+        )
+        log: list[str] = []
+        return (
+            wh,
+            optimize(wh, config, benchmark=StockShop(), agent_factory=QuoteFirstReader, log=log.append),
+            log,
+        )
+
+    _, plain, _ = run(0)
+    assert "shop.stock" not in (plain.docset["shop.quote"].guidance or "")
+    wh, grown, log = run(4)
+    quote = grown.docset["shop.quote"]
+    assert "call shop.stock for those" in (quote.guidance or "")
+    assert any("shop.quote: +4 opt / +" in line for line in log)
+    quote_row = next(r for r in grown.tools if r.tool == "shop.quote")
+    assert quote_row.n_opt > plain.tools[0].n_opt and quote_row.changed
+    assert not next(r for r in grown.tools if r.tool == "shop.stock").changed  # its doc moves nothing
+    opt_ts = wh.scalar(
+        "SELECT max(opt_ts) FROM candidates WHERE run_id = ? AND tool = 'shop.quote' AND accepted",
+        [grown.run_id],
+    )
+    assert opt_ts == 1.0 and quote_row.base_opt_ts < 1.0  # the stock questions among its tasks now pass
+    assert (
+        json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [grown.run_id]))["misuse_tasks"] == 4
+    )
+    assert "misuse_tasks" not in json.loads(
+        Warehouse(tmp_path / "misuse0.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
+    )  # runs without misuse tasks keep the ids they had before they existed

@@ -73,6 +73,11 @@ class OptimizeConfig:
     # Rank operations by a stored field-impact study of the same benchmark, backbone and paradigm
     # (core.chisel.priors); without such a study in the warehouse this changes nothing.
     priors: bool = True
+    # Each tool's optimization and validation sets also hold up to this many of the domain's profiled
+    # tasks where the original docs had the agent call it in another tool's place (0: none, the
+    # paper's setting; `core.chisel.decisions.misuse_tasks`). The wrong tool's doc is where "not for
+    # these requests; call X" belongs, and only those tasks can judge such a sentence.
+    misuse_tasks: int = 0
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -82,6 +87,8 @@ class OptimizeConfig:
             raise ValueError("repeats must be >= 1")
         if self.guard_val_tasks < 0:
             raise ValueError("guard_val_tasks must be >= 0")
+        if self.misuse_tasks < 0:
+            raise ValueError("misuse_tasks must be >= 0")
         if self.selection not in ("evidence", "paper"):
             raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
         if self.headroom is not None:
@@ -112,6 +119,8 @@ class OptimizeConfig:
             d.pop("pool_domain_val")
         if d["split_grouping"] == "task":  # likewise
             d.pop("split_grouping")
+        if not d["misuse_tasks"]:  # likewise
+            d.pop("misuse_tasks")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

@@ -16,6 +16,7 @@ from core.chisel.profile import ToolTasks
 from core.chisel.types import Evaluation
 from core.docs import ToolDoc
 from core.evaluation import EvalBatch, credit, success_rate
+from core.evaluation.traces import Trace
 from core.warehouse.records import content_hash
 
 SELECTIONS = ("evidence", "paper")
@@ -176,6 +177,76 @@ def judged_groups(
         )
         for domain, items in groups.items()
     }
+
+
+def misuse_tasks(
+    items: Sequence[ToolTasks],
+    profiled: Sequence[Trace],
+    tasks: Mapping[str, Task],
+    limit: int,
+    seed: int = 0,
+    read_only: Collection[str] = (),
+) -> dict[str, list[Task]]:
+    """Tool -> up to `limit` profiled tasks where the agent called it in another tool's place.
+
+    A confusion between two tools has two sides: the right tool's doc did not
+    claim the request, and the wrong tool's doc drew the agent. A tool's own
+    tasks show only the first side, so a "not for these requests" sentence on
+    the wrong tool would never be judged where it acts. These tasks (the
+    ground truth calls tools, never this one; a failed profiled episode calls
+    it) join the tool's optimization and validation sets, so its candidates
+    are diagnosed on them (`misused`) and accepted only if they help there
+    without losing the tool's own tasks. Most misuse episodes first, then a
+    seeded order. Look-up tools are left out: calling one on the way to
+    another tool's call is how agents gather arguments.
+    """
+    if limit <= 0:
+        return {}
+    counts: dict[str, dict[str, int]] = {}
+    for tr in profiled:
+        task = tasks.get(tr.task_id)
+        if task is None or not task.tools or tr.success:
+            continue
+        for tool in {s.tool for s in tr.steps if s.tool}:
+            if tool not in task.tools and tool not in read_only:
+                per = counts.setdefault(tool, {})
+                per[tr.task_id] = per.get(tr.task_id, 0) + 1
+    out: dict[str, list[Task]] = {}
+    for tt in items:
+        own = {t.task_id for t in [*tt.opt, *tt.val]}
+        found = [(n, tid) for tid, n in counts.get(tt.tool, {}).items() if tid not in own]
+        found.sort(key=lambda x: (-x[0], content_hash("misuse", seed, tt.tool, x[1])))
+        if found:
+            out[tt.tool] = sorted((tasks[tid] for _, tid in found[:limit]), key=lambda t: t.task_id)
+    return out
+
+
+def with_misuse_tasks(
+    items: Sequence[ToolTasks],
+    opt: Sequence[Trace],
+    val: Sequence[Trace],
+    tasks: Mapping[str, Task],
+    limit: int,
+    seed: int = 0,
+    read_only: Collection[str] = (),
+) -> list[ToolTasks]:
+    """`items` with each tool's misuse tasks (`misuse_tasks`) added to its opt and val sets, part by part."""
+    extra_opt = misuse_tasks(items, opt, tasks, limit, seed, read_only)
+    extra_val = misuse_tasks(items, val, tasks, limit, seed, read_only)
+    out = []
+    for tt in items:
+        more_opt, more_val = extra_opt.get(tt.tool, []), extra_val.get(tt.tool, [])
+        if not more_opt and not more_val:
+            out.append(tt)
+            continue
+        out.append(
+            replace(
+                tt,
+                opt=sorted([*tt.opt, *more_opt], key=lambda t: t.task_id),
+                val=sorted([*tt.val, *more_val], key=lambda t: t.task_id),
+            )
+        )
+    return out
 
 
 def accepted(val_ts: float, base_val_ts: float) -> bool:

@@ -11,6 +11,7 @@ with the ground-truth calls and names every mismatch it finds:
 | `step_limit` | the agent ran out of steps |
 | `unknown_tool` | the agent called a name that is not an offered tool |
 | `wrong_tool` | another tool was called where the ground truth calls the focal tool |
+| `misused` | the focal tool was called where the ground truth calls another tool, never the focal one |
 | `missing_call` | a ground-truth call of the focal tool was never attempted |
 | `extra_call` | the focal tool was called more often than the ground truth does |
 | `unknown_argument` | an argument name the tool does not have |
@@ -49,6 +50,7 @@ PRIORITY: tuple[str, ...] = (
     "no_action",
     "unknown_tool",
     "wrong_tool",
+    "misused",
     "missing_call",
     "unknown_argument",
     "missing_argument",
@@ -239,6 +241,19 @@ def diff_trace(
     others = [s for s in steps if s.tool != tool and not (s.error or "").startswith(UNKNOWN_TOOL_PREFIX)]
     gold_tools = {c.tool for c in gold}
 
+    if mine and gold and not gold_t and tool not in read_only:
+        # the other side of a confusion: this tool's doc drew the agent away from the right tool (a
+        # look-up called on the way to another tool's call is how agents gather arguments, not this)
+        wanted = [c.tool for c in gold if c.tool not in {s.tool for s in steps}] or [gold[0].tool]
+        return [
+            Finding(
+                "misused",
+                f"called {tool!r} where the ground truth calls {wanted[0]!r}",
+                pred=tool,
+                other_tool=wanted[0],
+                data={"task_id": trace.task_id},
+            )
+        ]
     lookups = set(read_only) - gold_tools
     # look-ups the task's scoring allows but does not require (a benchmark folder's end-state task):
     # leaving them out is no failure, so they are never a `missing_call`

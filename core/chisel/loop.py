@@ -40,6 +40,7 @@ from core.chisel.decisions import (
     judged_groups,
     outside_headroom,
     select,
+    with_misuse_tasks,
 )
 from core.chisel.engines import make_engine
 from core.chisel.engines.base import Engine, IterationRecord, Observations, ToolContext
@@ -92,6 +93,7 @@ class Optimizer:
         self.evaluator = evaluator
         self.run_id = ""
         self._steps = (0, 0)  # (tools done, tools in all) for phase reports
+        self._profiled: tuple[EvalBatch, EvalBatch, dict[str, Task]] | None = None  # the domain's profile
 
     def _phase(self, message: str) -> None:
         """Report what the run is doing now at its tool count, so a job's card moves before a tool ends."""
@@ -177,6 +179,8 @@ class Optimizer:
             self._steps = (done, total_tools)
             self._phase(f"profiling {domain}: original docs on {len(items)} tools' opt and val tasks")
             prof = self._profile(domain, items, original)
+            if cfg.misuse_tasks:
+                items, prof = self._with_misuse(domain, items, prof)
             result.profile_minutes += (time.monotonic() - t0) / 60
             for tt in items:
                 if self.cancelled():
@@ -266,6 +270,13 @@ class Optimizer:
 
         opt_batch = self._evaluate(original, ordered(opt), "opt", "chisel-profile", {"domain": domain})
         val_batch = self._evaluate(original, ordered(val), "val", "chisel-profile", {"domain": domain})
+        self._profiled = (opt_batch, val_batch, {**opt, **val})
+        return self._slice(items)
+
+    def _slice(self, items: list[ToolTasks]) -> dict[str, ToolProfile]:
+        """Per-tool views of the domain's profile batches (no episode is run)."""
+        assert self._profiled is not None, "_profile runs first"
+        opt_batch, val_batch, _ = self._profiled
         return {
             tt.tool: ToolProfile(
                 tt.tool,
@@ -275,6 +286,34 @@ class Optimizer:
             )
             for tt in items
         }
+
+    def _with_misuse(
+        self, domain: str, items: list[ToolTasks], prof: dict[str, ToolProfile]
+    ) -> tuple[list[ToolTasks], dict[str, ToolProfile]]:
+        """Each tool's sets with the profiled tasks where it was called in another tool's place.
+
+        Only tasks the profile already ran are added (`decisions.with_misuse_tasks`),
+        so this costs no episode here; every candidate is then judged on them too.
+        """
+        assert self._profiled is not None, "_profile runs first"
+        opt_batch, val_batch, tasks = self._profiled
+        grown = with_misuse_tasks(
+            items,
+            opt_batch.traces,
+            val_batch.traces,
+            tasks,
+            self.config.misuse_tasks,
+            self.config.seed,
+            read_only_tools(self.bench),
+        )
+        for before, after in zip(items, grown, strict=True):
+            more_opt, more_val = len(after.opt) - len(before.opt), len(after.val) - len(before.val)
+            if more_opt or more_val:
+                self.log(
+                    f"[{domain}] {after.tool}: +{more_opt} opt / +{more_val} val tasks where the original "
+                    "docs had the agent call it in another tool's place"
+                )
+        return grown, self._slice(grown)
 
     def _skip_tool(
         self, tt: ToolTasks, d0: ToolDoc, p: ToolProfile, reason: str, memory: DomainMemory

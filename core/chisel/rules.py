@@ -11,6 +11,7 @@ rule before the domain's planning memory has any statistics of its own.
 | parse_error | yes | UE, IPT | Add UE, Refine IPT |
 | unknown_tool | yes | TN, FD, UE | Add UE, Refine FD |
 | wrong_tool | yes | FD, UG, UE, TD, CI | Add UG, Refine FD, Add UE, Add TD, Remove CI |
+| misused | yes | UG, FD | Add UG, Refine FD |
 | missing_call | yes | FD, UG, UE, IC | Add UG, Refine FD, Add UE |
 | extra_call | yes | UG, IC | Add IC, Add UG |
 | unknown_argument | yes | IPN, IPD, UE | Refine IPN, Add UE, Refine IPD |
@@ -74,6 +75,14 @@ RULES: dict[str, Rule] = {
             ("FD", "UG", "UE", "TD", "CI"),
             (("Add", "UG"), ("Refine", "FD"), ("Add", "UE"), ("Add", "TD"), ("Remove", "CI")),
             why="confusion between tools: show the requests this tool serves and what it is for",
+        ),
+        Rule(
+            "misused",
+            True,
+            ("UG", "FD"),
+            (("Add", "UG"), ("Refine", "FD")),
+            why="the agent reached for this tool where another one serves the request: say which requests "
+            "it is not for, and which tool serves them",
         ),
         Rule(
             "missing_call",

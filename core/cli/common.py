@@ -117,6 +117,16 @@ guard_val_option = click.option(
     "(0: none).",
 )
 
+misuse_option = click.option(
+    "--misuse-tasks",
+    type=click.IntRange(min=0),
+    default=0,  # core.chisel.config.OptimizeConfig.misuse_tasks
+    show_default=True,
+    help="DocsChisel: add to each tool's optimization and validation sets up to N profiled tasks of its "
+    "domain where the agent called it in another tool's place, so its doc can say which requests it is not "
+    "for (and is judged on them); 0: only the tool's own tasks.",
+)
+
 BENCHMARK_HELP = (
     "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder | "
     "mcp:<server command> or mcp+http://host:port/mcp (with --tasks)."

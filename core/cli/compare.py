@@ -14,6 +14,7 @@ from core.cli.common import (
     executor_options,
     guard_val_option,
     headroom_option,
+    misuse_option,
     open_warehouse,
     split_csv,
     split_grouping_option,
@@ -114,6 +115,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     help="DocsChisel: a tool with fewer validation tasks is judged on its domain's pooled ones (0: never).",
 )
 @guard_val_option
+@misuse_option
 @click.option(
     "--guard-limit",
     type=click.IntRange(min=0),
@@ -191,6 +193,7 @@ def command(ctx: click.Context, **opts) -> None:
         min_val_tasks=opts["min_val_tasks"],
         guard_val_tasks=opts["guard_val_tasks"],
         guard_limit=opts["guard_limit"],
+        misuse_tasks=opts["misuse_tasks"],
     )
     wh = open_warehouse(opts["warehouse"])
     progress, cancelled = job_hooks(wh)

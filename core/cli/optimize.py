@@ -12,6 +12,7 @@ from core.cli.common import (
     executor_options,
     guard_val_option,
     headroom_option,
+    misuse_option,
     open_warehouse,
     split_csv,
     split_grouping_option,
@@ -73,6 +74,7 @@ from core.cli.common import (
     "together (for a tool optimized alone with --tools).",
 )
 @guard_val_option
+@misuse_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
 @click.option(
@@ -114,6 +116,7 @@ def command(
     min_val_tasks: int,
     pool_domain_val: bool,
     guard_val_tasks: int,
+    misuse_tasks: int,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
@@ -166,6 +169,7 @@ def command(
         min_val_tasks=min_val_tasks,
         pool_domain_val=pool_domain_val,
         guard_val_tasks=guard_val_tasks,
+        misuse_tasks=misuse_tasks,
         name=name,
     )
     progress, cancelled = job_hooks(wh)

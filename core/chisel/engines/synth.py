@@ -165,6 +165,21 @@ def last_user_line(query: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def request_line(query: str, limit: int = 100, words: int = 4) -> str:
+    """The latest user turn that states a request (at least `words` words), shortened.
+
+    A dialogue's last turn is often only the data asked for ("56789012"),
+    which says nothing about what the user wants done; the turn that asked
+    does.
+    """
+    users = [ln[5:].strip() for ln in query.splitlines() if ln.startswith("User:")]
+    stated = [u for u in users if len(re.findall(r"[A-Za-z]{2,}", u)) >= words]
+    if not stated:
+        return last_user_line(query, limit)
+    text = stated[-1]
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def usage_examples(
     doc: ToolDoc,
     gold: Sequence[tuple[str, Any]],
@@ -520,6 +535,37 @@ class Synth:
     def _confused(self) -> list[str]:
         return sorted({f.other_tool for f in self.findings if f.cls == "wrong_tool" and f.other_tool})
 
+    def _misused(self, limit: int = 2) -> dict[str, list[str]]:
+        """Tool the agent should have called -> requests (optimization tasks) where it called this one.
+
+        The other side of a confusion between two tools: the wrong tool's doc
+        is the one the agent read and followed, so it is where "not for
+        these requests; call X" belongs. Requests are quoted, never calls.
+        """
+        out: dict[str, list[str]] = {}
+        for f in self.findings:
+            tid = f.data.get("task_id")
+            if f.cls != "misused" or not f.other_tool:
+                continue
+            quotes = out.setdefault(self._display(f.other_tool), [])
+            if tid in self.ctx.opt_task_ids and len(quotes) < limit:
+                line = request_line(self.ctx.gt.query(tid) or "", limit=90)
+                if line and line not in quotes:
+                    quotes.append(line)
+        return dict(sorted(out.items()))
+
+    def _not_for(self) -> list[str]:
+        """Sentences saying which requests this tool is not for, and which tool serves them."""
+        lines = []
+        for other, quotes in self._misused().items():
+            quoted = "; ".join(f'"{q}"' for q in quotes)
+            lines.append(
+                f"Do not use it for requests like: {quoted}; call {other} for those."
+                if quoted
+                else f"Do not use it where {other} applies; call {other} for those requests."
+            )
+        return lines
+
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
         extra = []
@@ -528,6 +574,9 @@ class Synth:
             extra.append(f"Use this tool, not {' or '.join(confused)}, for these requests.")
         if any(f.cls in ("no_action", "missing_call") for f in self.findings):
             extra.append("Call it whenever the user's request needs this; do not answer in prose instead.")
+        others = sorted(self._misused())
+        if others:
+            extra.append(f"It is not for what {' or '.join(others)} does.")
         if not extra:
             return None
         if not base:
@@ -547,8 +596,10 @@ class Synth:
         call with its values.
         """
         out: list[str] = []
+        # a task where this tool was called in another one's place is not a request it serves
+        elsewhere = {f.data.get("task_id") for f in self.findings if f.cls == "misused"}
         for tid in self.failed_tasks:
-            if tid not in self.ctx.opt_task_ids:
+            if tid not in self.ctx.opt_task_ids or tid in elsewhere:
                 continue
             line = last_user_line(self.ctx.gt.query(tid), limit=90)
             if line and line not in out:
@@ -578,6 +629,7 @@ class Synth:
             lines.append(
                 "Call this tool when the user's latest request needs it, even after other tool calls."
             )
+        lines += self._not_for()
         if "extra_call" in classes:
             lines.append("Call it once per request.")
         if "wrong_order" in classes:
