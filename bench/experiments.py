@@ -317,6 +317,28 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             _compare("health", "og,dc,gepa", "--optimizer-model evidence --max-traces 3", 3, grouping="gold"),
         ],
     ),
+    #  5: DC-evidence with misuse tasks (`--misuse-tasks 4`), OG and DC at 3 x 3 on stage 4's split and
+    #     test tasks. Stage 4's never-solved tasks are mostly ModifyRegistration requests ("change my
+    #     appointment date and doctor") answered with AppointmentRegistration (30 of the failed episodes),
+    #     and DC's ModifyRegistration docs did not move them: the doc the agent followed was
+    #     AppointmentRegistration's. The profile (reused: no new episode) gives AppointmentRegistration 3
+    #     opt tasks where it was called in CancelRegistration's or ModifyRegistration's place; each
+    #     candidate of it is judged on them too (~+9 episodes per iteration). Plan: 3 DC runs of ~35 min
+    #     (~600 episodes each at ~3.5 s) and 3 x 27 x 3 = 243 test episodes (OG's reused): ~2.2 h on one
+    #     core, resumable. Paired against stage 4's OG and DC-evidence on the same 27 test tasks.
+    "compare-api-bank-5": (
+        2100,
+        2.2,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -508,6 +530,7 @@ WAREHOUSE = {
     "compare-api-bank-3": "data/compare-api-bank.duckdb",
     "compare-api-bank-3a": "data/compare-api-bank.duckdb",
     "compare-api-bank-4": "data/compare-api-bank.duckdb",
+    "compare-api-bank-5": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-analytics": "data/compare-workbench.duckdb",
     "compare-workbench-analytics-noband": "data/compare-workbench.duckdb",
