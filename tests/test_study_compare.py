@@ -493,6 +493,12 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     grouped.dc_algorithm = "docschisel-7"
     current, older = current_comparisons([grouped, revised, *newest_first])
     assert [c.compare_id for c in current] == ["c5", "c4", "c3", "c2"] and older == ["c1"]
+    # DocsChisel with misuse tasks is another method: it hides no comparison without them
+    misuse = stored("c6", ["finance"], 5)
+    misuse.spec |= {"split_grouping": "gold", "misuse_tasks": 4}
+    misuse.dc_algorithm = "docschisel-7"
+    current, older = current_comparisons([misuse, grouped, revised, *newest_first])
+    assert [c.compare_id for c in current] == ["c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
@@ -528,6 +534,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert stored.dc_algorithm == ALGORITHM_VERSION
     assert f"DocsChisel {ALGORITHM_VERSION}" in title(stored)
     assert "split grouped by gold call" in title(stored)  # the spec's default split
+    assert "misuse tasks" not in title(stored)
+    stored.spec["misuse_tasks"] = 4
+    assert "4 misuse tasks per tool" in title(stored)
 
 
 def test_spec_rejects_bad_input() -> None:
@@ -707,6 +716,9 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     assert split[split["test tasks"] == "all"].reset_index(drop=True).equals(frame)
     # a comparison on the grouped split is not pooled with one on the task-level split
     b.spec["split_grouping"] = "gold"
+    assert pooled_frame([a, b]).empty
+    # nor is DocsChisel with misuse tasks pooled with DocsChisel without them
+    a.spec["split_grouping"], b.spec["misuse_tasks"] = "gold", 4
     assert pooled_frame([a, b]).empty
 
 

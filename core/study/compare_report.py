@@ -144,6 +144,11 @@ def split_grouping(c: StoredComparison) -> str:
     return str(c.spec.get("split_grouping") or "task")
 
 
+def misuse_tasks(c: StoredComparison) -> int:
+    """DocsChisel's misuse tasks per tool (`--misuse-tasks`; 0 for specs stored before the setting)."""
+    return int(c.spec.get("misuse_tasks") or 0)
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
     runtime = runtime_label((c.detail or {}).get("runtime"))
@@ -153,6 +158,7 @@ def title(c: StoredComparison) -> str:
         f"{a.get('paradigm')}/{a.get('doc_mode')} · {len(c.task_ids)} test tasks · "
         f"{'split grouped by gold call' if split_grouping(c) == 'gold' else 'task-level split'} · "
         f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
+        f"{f'{misuse_tasks(c)} misuse tasks per tool · ' if misuse_tasks(c) else ''}"
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
@@ -439,6 +445,7 @@ def _scope(c: StoredComparison) -> tuple:
         a.get("doc_mode"),
         c.dc_algorithm,
         split_grouping(c),  # another split measures other test tasks: it never supersedes
+        misuse_tasks(c),  # DocsChisel judged on other tasks is another method
     )
 
 
@@ -492,6 +499,7 @@ def _pool_key(c: StoredComparison) -> tuple:
         s.get("engine"),
         c.dc_algorithm,
         split_grouping(c),
+        misuse_tasks(c),
     )
 
 
