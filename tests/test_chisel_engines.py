@@ -916,3 +916,34 @@ def test_a_misused_tools_guidance_names_the_requests_it_is_not_for_and_the_right
     # the turn that asks, not the data given after being asked
     dialogue = "User: Can you cancel my appointment with Dr. Lee?\nAI: Its id?\nUser: 56789012"
     assert request_line(dialogue) == "Can you cancel my appointment with Dr. Lee?"
+
+
+def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:
+    """ "change it to October 12th" states 2023-10-12: the doc owes its format, never the value."""
+    from core.chisel.engines.synth import implied_value, stated_in
+
+    assert stated_in("2023-10-12", "I want to change it to October 12th with Dr. Lee.")
+    assert stated_in("2023-10-12", "on Oct. 12") and stated_in("2023-10-12", "the 12th of October")
+    assert stated_in("2023-10-12", "on 10/12") and stated_in("Dr. Lee", "with dr. lee")
+    assert not stated_in("2023-11-29", "Plot visits since November 21.") and not stated_in(12, "item 7")
+    words = [(f"Move my appointment {i} to October 15th.", "2023-10-15") for i in range(5)]
+    assert implied_value(words) is None
+    since = [(f"Plot visits since November {d}.", "2023-11-29") for d in (2, 5, 9, 17)]
+    assert implied_value(since) == "2023-11-29"  # a convention no request states is still one
+
+
+def test_recurring_values_the_requests_state_are_not_listed_as_the_allowed_ones(warehouse) -> None:
+    """API-Bank books the same three doctors again and again; other doctors are still allowed."""
+    from core.benchmarks.base import Call
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    doctors = ["Dr. Lee", "Dr. Brown", "Dr. Lee", "Dr. Brown", "Dr. Smith", "Dr. Smith"]
+    tids = ctx.opt_task_ids[: len(doctors)]
+    synth = Synth(ctx, [], DomainMemory("shop"))
+    synth._gold = [(t, Call("shop.order", {"item": d})) for t, d in zip(tids, doctors, strict=True)]
+    synth._requested = lambda: {"item": [(f"Book me with {d}.", d) for d in doctors]}
+    assert "One of" not in ((synth("Refine", "IPD") or {}).get("item") or "")
+    synth._requested = lambda: {"item": [("Book me with the usual one.", d) for d in doctors]}
+    assert 'One of: "Dr. Brown", "Dr. Lee", "Dr. Smith".' in synth("Refine", "IPD")["item"]

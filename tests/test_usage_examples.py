@@ -58,3 +58,19 @@ def test_the_evidence_engine_examples_are_internally_consistent(warehouse) -> No
         item = task.gold[0].args["item"]
         assert f'item="{item}"' in m.group(2)  # ... and the call is that task's call
         assert "date=<date: YYYY-MM-DD>" in m.group(2)  # a value the request does not hold: its format
+
+
+def test_the_request_quoted_asks_for_something_and_keeps_a_title_with_its_name() -> None:
+    """A bare reply ("Yes, please.") says nothing about when the tool applies; "Dr. Lee" is one name."""
+    from core.chisel.engines.examples import passages
+
+    dialogue = (
+        "User: Can you cancel my appointment with Dr. Davis on April 10?\nAI: Sure.\nUser: Yes, please."
+    )
+    assert passages(dialogue)[0] == "Can you cancel my appointment with Dr. Davis on April 10?"
+    call = Call("CancelRegistration", {"appointment_id": "56789012"})
+    # the id recurs across tasks (a constant): no passage must hold it, and the one that asks is quoted
+    assert request_for(dialogue, call, {"56789012"}) == passages(dialogue)[0]
+    ids = "User: I want to change my appointment to Dr. Lee.\nAI: Its id?\nUser: It's 90123456, change it to Dr. Lee."
+    change = Call("ModifyRegistration", {"appointment_id": "90123456", "new_appointment_doctor": "Dr. Lee"})
+    assert request_for(ids, change, set()) == "It's 90123456, change it to Dr. Lee."  # holds both values

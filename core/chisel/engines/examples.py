@@ -38,8 +38,26 @@ def passages(query: str) -> list[str]:
     users = [ln[5:].strip() for ln in lines if ln.startswith("User:")]
     out: list[str] = []
     for line in users or lines:
-        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip())
+        out.extend(s.strip() for s in SENTENCE_END.split(line) if s.strip())
     return out
+
+
+# a sentence ends at . ! or ? followed by a space, but not after a title ("Dr. Lee" is one name)
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)\s+")
+
+
+def asks(text: str, words: int = 4) -> bool:
+    """Whether a passage says what is wanted (at least `words` words), not only a reply or a value.
+
+    A dialogue often ends with a bare confirmation ("Yes, please.") or the data
+    asked for ("It's 90123456."), which says nothing about when the tool applies.
+    """
+    return len(re.findall(r"[A-Za-z]{2,}", text)) >= words
+
+
+def asking(parts: Sequence[str]) -> str:
+    """The last passage that asks for something (`asks`), else the last one."""
+    return ([p for p in parts if asks(p)] or list(parts))[-1]
 
 
 def request_for(query: str, call: Call, constant: set[str]) -> str | None:
@@ -53,13 +71,14 @@ def request_for(query: str, call: Call, constant: set[str]) -> str | None:
     if not parts:
         return None
     if not wanted:
-        return _clip(parts[-1], None)
-    best, hits = None, 0
+        return _clip(asking(parts), None)
+    best, rank = None, (0, False)
     for part in parts:
         low = part.lower()
         n = sum(1 for t in wanted if t.lower() in low)
-        if n > hits:
-            best, hits = part, n
+        # as many of the call's values as possible; then a passage that asks over a bare reply
+        if n and (n, asks(part)) > rank:
+            best, rank = part, (n, asks(part))
     if best is None:
         return None
     first = next(t for t in wanted if t.lower() in best.lower())

@@ -28,7 +28,7 @@ from typing import Any
 
 from core.chisel.differ import Finding
 from core.chisel.engines.base import ToolContext
-from core.chisel.engines.examples import example_text, request_for, value_pattern
+from core.chisel.engines.examples import asks, example_text, request_for, value_pattern
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 from core.docs.lookups import lookup_source
@@ -98,6 +98,33 @@ def recurring_values(values: Sequence[Any], most: int = 6) -> list[Any]:
     return sorted(counts)
 
 
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+
+def stated_in(value: Any, query: str | None) -> bool:
+    """Whether a request states `value`: verbatim, or a date in words or as month/day.
+
+    "October 12th" states 2023-10-12: an argument whose value the user wrote
+    in another format is the user's data (the format is what the doc owes),
+    not a convention no request states.
+    """
+    text = (query or "").lower()
+    if str(value).lower() in text:
+        return True
+    m = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(value)) if isinstance(value, str) else None
+    if not m:
+        return False
+    month, day = int(m.group(2)), int(m.group(3))
+    if not 1 <= month <= 12:
+        return False
+    name = MONTHS[month - 1]
+    words = rf"\b(?:{name}|{name[:3]})\.?\s+0?{day}(?:st|nd|rd|th)?\b|\b0?{day}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{name}|{name[:3]})\b"
+    return bool(re.search(words, text) or re.search(rf"\b0?{month}/0?{day}\b", text))
+
+
 def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | None:
     """The value an argument takes when the request does not state it, from (request, value) pairs.
 
@@ -123,7 +150,7 @@ def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | Non
     if n * 2 < len(scalars) or n < 3:
         return None
     value = json.loads(top)
-    unstated = sum(str(value).lower() not in (q or "").lower() for q, v in scalars if json.dumps(v) == top)
+    unstated = sum(not stated_in(value, q) for q, v in scalars if json.dumps(v) == top)
     return value if unstated * 3 >= n * 2 else None
 
 
@@ -173,7 +200,7 @@ def request_line(query: str, limit: int = 100, words: int = 4) -> str:
     does.
     """
     users = [ln[5:].strip() for ln in query.splitlines() if ln.startswith("User:")]
-    stated = [u for u in users if len(re.findall(r"[A-Za-z]{2,}", u)) >= words]
+    stated = [u for u in users if asks(u, words)]
     if not stated:
         return last_user_line(query, limit)
     text = stated[-1]
@@ -371,6 +398,16 @@ class Synth:
                 pairs.setdefault(k, []).append((query, v))
         return pairs
 
+    def _user_given(self, name: str) -> bool:
+        """Whether the requests state this argument's value in at least two thirds of its calls.
+
+        Such values are the user's data, however often a few of them recur
+        (API-Bank's dialogues book the same three doctors): listing them as
+        the allowed values would forbid every other one.
+        """
+        pairs = self._requested().get(name, [])
+        return bool(pairs) and sum(stated_in(v, q) for q, v in pairs) * 3 >= len(pairs) * 2
+
     def _implied(self) -> dict[str, Any]:
         """Arguments whose usual value no request states (`implied_value`), from the optimization split."""
         pairs = self._requested()
@@ -431,7 +468,7 @@ class Synth:
             p = self.doc.param(name)
             bits = [p.description.rstrip()] if p and p.description else []
             said = " ".join(bits).lower()
-            recurring = recurring_values(values.get(name, []))
+            recurring = [] if self._user_given(name) else recurring_values(values.get(name, []))
             if name in enums:
                 bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
             elif name in shapes:
@@ -588,7 +625,7 @@ class Synth:
         return (other.name if other is not None and other.name else tool) or tool
 
     def _requests(self, limit: int = 2) -> list[str]:
-        """Requests this tool serves, quoted from failed optimization tasks (the user's latest line).
+        """Requests this tool serves, quoted from failed optimization tasks (the latest turn that asks).
 
         A small model maps a request to a tool by its surface form, so the
         requests it got wrong show when the tool applies better than any
@@ -601,7 +638,7 @@ class Synth:
         for tid in self.failed_tasks:
             if tid not in self.ctx.opt_task_ids or tid in elsewhere:
                 continue
-            line = last_user_line(self.ctx.gt.query(tid), limit=90)
+            line = request_line(self.ctx.gt.query(tid), limit=90)
             if line and line not in out:
                 out.append(line)
             if len(out) >= limit:
