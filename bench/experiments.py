@@ -322,8 +322,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     appointment date and doctor") answered with AppointmentRegistration (30 of the failed episodes),
     #     and DC's ModifyRegistration docs did not move them: the doc the agent followed was
     #     AppointmentRegistration's. The profile (reused: no new episode) gives AppointmentRegistration 3
-    #     opt tasks where it was called in CancelRegistration's or ModifyRegistration's place; each
-    #     candidate of it is judged on them too (~+9 episodes per iteration). Plan: 3 DC runs of ~35 min
+    #     opt tasks where it was called in CancelRegistration's or ModifyRegistration's place, and 1 val
+    #     task of those tools; each candidate of it is judged on them too (~+12 episodes per iteration).
+    #     DocsChisel 9 (dates in words are stated values, requested values no enumeration, quoted
+    #     requests ask). Plan: 3 DC runs of ~35 min
     #     (~600 episodes each at ~3.5 s) and 3 x 27 x 3 = 243 test episodes (OG's reused): ~2.2 h on one
     #     core, resumable. Paired against stage 4's OG and DC-evidence on the same 27 test tasks.
     "compare-api-bank-5": (

@@ -267,3 +267,33 @@ def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_firs
     assert sorted(t.task_id for t in misuse_tasks(items, profiled, tasks, limit=5)["A"]) == ["b1", "b2"]
     assert misuse_tasks(items, profiled, tasks, limit=5, read_only={"A"}) == {}  # a look-up is no misuse
     assert misuse_tasks(items, profiled, tasks, limit=0) == {}
+
+
+def test_validation_gets_the_tasks_of_the_tools_a_misused_tool_was_called_in_place_of() -> None:
+    from core.benchmarks.base import Call, Task
+    from core.chisel.decisions import with_misuse_tasks
+    from core.chisel.profile import ToolTasks
+
+    def task(tid: str, tool: str) -> Task:
+        return Task(tid, "d", "q", (Call(tool, {}),), (tool,))
+
+    tasks = {t.task_id: t for t in (task("a1", "A"), task("b1", "B"), task("bv", "B"), task("cv", "C"))}
+
+    def tr(tid: str, tool: str) -> Trace:
+        return Trace(
+            episode_id=tid,
+            task_id=tid,
+            domain="d",
+            query="q",
+            success=False,
+            tool_correct=False,
+            steps=({"tool": tool, "args": {}},),
+        )
+
+    items = [ToolTasks("A", "d", [tasks["a1"]]), ToolTasks("B", "d", [tasks["b1"]], [tasks["bv"]])]
+    val = [tr("bv", "B"), tr("cv", "C")]  # no misuse seen on validation
+    grown = with_misuse_tasks(items, [tr("b1", "A")], val, tasks, limit=4)
+    a = grown[0]
+    assert [t.task_id for t in a.opt] == ["a1", "b1"]
+    assert [t.task_id for t in a.val] == ["bv"]  # B's validation task judges "not for these; call B"
+    assert grown[1] == items[1]  # B was never called in another tool's place

@@ -230,12 +230,29 @@ def with_misuse_tasks(
     seed: int = 0,
     read_only: Collection[str] = (),
 ) -> list[ToolTasks]:
-    """`items` with each tool's misuse tasks (`misuse_tasks`) added to its opt and val sets, part by part."""
+    """`items` with each tool's misuse tasks (`misuse_tasks`) added to its opt and val sets.
+
+    Validation gets the misuse tasks the profile saw there and, up to the
+    same `limit`, profiled validation tasks of the tools it was called in
+    place of: a misuse seen only on optimization tasks (a handful of
+    validation tasks seldom shows one) would otherwise leave the acceptance
+    rule blind to the requests a "not for these; call X" sentence acts on.
+    """
     extra_opt = misuse_tasks(items, opt, tasks, limit, seed, read_only)
     extra_val = misuse_tasks(items, val, tasks, limit, seed, read_only)
+    profiled_val = sorted({tr.task_id for tr in val if tr.task_id in tasks})
     out = []
     for tt in items:
-        more_opt, more_val = extra_opt.get(tt.tool, []), extra_val.get(tt.tool, [])
+        more_opt, more_val = extra_opt.get(tt.tool, []), list(extra_val.get(tt.tool, []))
+        instead = {g for t in [*more_opt, *more_val] for g in t.tools} - {tt.tool}
+        have = {t.task_id for t in [*tt.val, *more_val]}
+        related = [
+            tasks[tid]
+            for tid in profiled_val
+            if tid not in have and tt.tool not in tasks[tid].tools and set(tasks[tid].tools) & instead
+        ]
+        related.sort(key=lambda t: content_hash("misuse-val", seed, tt.tool, t.task_id))
+        more_val += related[: max(0, limit - len(more_val))]
         if not more_opt and not more_val:
             out.append(tt)
             continue
