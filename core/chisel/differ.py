@@ -245,7 +245,7 @@ def diff_trace(
         # the other side of a confusion: this tool's doc drew the agent away from the right tool (a
         # look-up called on the way to another tool's call is how agents gather arguments, not this)
         wanted = [c.tool for c in gold if c.tool not in {s.tool for s in steps}] or [gold[0].tool]
-        return [
+        return found + [
             Finding(
                 "misused",
                 f"called {tool!r} where the ground truth calls {wanted[0]!r}",
