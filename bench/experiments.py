@@ -301,6 +301,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  repeating an optimization or validation request): TS OG 48.1, DC-evidence 61.7 (run 0) and 64.2
     #  (3 x 3: +16.0 pp [+4.1, +29.2], McNemar p 0.031, Mann-Whitney Holm p 0.015), GEPA 72.8 (run 0; its
     #  budget 579 episodes, 13.3 min per tool). DC-evidence's runs took 26-34 min.
+    #  Command 2 (253fd7cc9f2c4a06, 1 x 3): OG 48.1, EasyTool 32.1, DRAFT 53.1, DC-evidence 61.7, DC-LLM
+    #  (Qwen 1.5B, engine v5) 64.2 (45,238 optimizer tokens and 9.8 min per tool), GEPA 72.8; the curve
+    #  (memory) peaks at k = 1 (66.7) and ends at 59.3, the no-memory run's at 59.3 (k = 3, 4) and 55.6.
     "compare-api-bank-4": (
         3000,
         8.0,
