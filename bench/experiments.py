@@ -304,6 +304,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  Command 2 (253fd7cc9f2c4a06, 1 x 3): OG 48.1, EasyTool 32.1, DRAFT 53.1, DC-evidence 61.7, DC-LLM
     #  (Qwen 1.5B, engine v5) 64.2 (45,238 optimizer tokens and 9.8 min per tool), GEPA 72.8; the curve
     #  (memory) peaks at k = 1 (66.7) and ends at 59.3, the no-memory run's at 59.3 (k = 3, 4) and 55.6.
+    #  Command 3 (OG, DC-evidence, GEPA at 3 x 3) was not finished when DocsChisel 9 came: its DC runs are
+    #  DocsChisel 9 runs (~35 min each), and each GEPA run gets the budget of the DC 9 run of its seed
+    #  (~1.2 h each), so its DC and GEPA are compared on the same footing; ~6 h on one core, resumable.
     "compare-api-bank-4": (
         3000,
         8.0,
