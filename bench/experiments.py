@@ -334,6 +334,14 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     requests ask). Plan: 3 DC runs of ~35 min
     #     (~600 episodes each at ~3.5 s) and 3 x 27 x 3 = 243 test episodes (OG's reused): ~2.2 h on one
     #     core, resumable. Paired against stage 4's OG and DC-evidence on the same 27 test tasks.
+    #  Measured (83f882a6e8dba9e2; runs of 10.6, 33.4 and ~35 min, 351 episodes run, 117 reused): TS OG
+    #  48.1, DC 64.2 (+16.0 pp [+4.1, +30.0], McNemar p 0.031, Mann-Whitney p 0.016, MDE 18.9), TC 68.3;
+    #  against stage 4's DC-evidence on the same tasks 0.0 pp [-6.2, +6.2]. Every candidate that carried
+    #  the misuse sentence fixed the misuse tasks (5/9 -> 9/9 and 2/6 -> 6/6 episodes) and lost 3 of
+    #  AppointmentRegistration's own opt tasks (the agent called RecordHealthData or SymptomSearch there),
+    #  so none was accepted; a pilot on run 1's first iteration with two other wordings ("Requests like
+    #  ... are for X", "X, not this tool, is the one that ...") and without the RT sentence lost the same
+    #  3 tasks. The never-solved ModifyRegistration tasks stay at 0.
     "compare-api-bank-5": (
         2100,
         2.2,
