@@ -410,6 +410,22 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             "--profile-repeats 2 --headroom none --curve-eval-runs 0 --no-memory-ablation" + LEGACY_SPLIT
         ],
     ),
+    # WorkBench on the grouped split (the default `--split-grouping gold`), for paired tasks beyond
+    # API-Bank's 27: OG and DC-evidence with the settings above. On the task-level split the profile put
+    # analytics' create_plot below the band (TS⁰ 0, partial credit 0.13); this step profiles each domain
+    # on the grouped split first (~12 opt/val tasks x 2 samples per tool at ~35 s: ~25 min per domain)
+    # and stops a domain with no tool in the band, naming why; a domain with tools in the band goes on
+    # (~10-14 h each, as above). Resumable; one domain per command.
+    "compare-workbench-grouped": (
+        3600,
+        36.0,
+        [
+            f"compare --benchmark workbench --domain {d} --methods og,dc --optimizer-model evidence "
+            "--opt-runs 3 --eval-runs 3 --limit 0 --max-steps 4 --max-opt-tasks 8 --max-val-tasks 4 "
+            "--profile-repeats 2 --curve-eval-runs 0 --no-memory-ablation"
+            for d in ("analytics", "calendar", "email")
+        ],
+    ),
     "compare-workbench": (
         7200,
         70.0,
@@ -548,6 +564,7 @@ WAREHOUSE = {
     "compare-api-bank-4": "data/compare-api-bank.duckdb",
     "compare-api-bank-5": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
+    "compare-workbench-grouped": "data/compare-workbench.duckdb",
     "compare-workbench-analytics": "data/compare-workbench.duckdb",
     "compare-workbench-analytics-noband": "data/compare-workbench.duckdb",
     "sop-workbench-1": "data/sop-workbench.duckdb",
