@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.benchmarks.base import Call, Task
 from core.chisel.decisions import Candidate, ToolProfile, accepted, fixed, judge, regressions, select
 from core.docs import ToolDoc
 from core.evaluation import EvalBatch, Trace
@@ -22,6 +23,24 @@ def _batch(run: str, outcomes: dict[str, list[bool]], part: str = "opt") -> Eval
         for r, ok in enumerate(oks)
     )
     return EvalBatch(run, part, "ds", traces, len(traces))
+
+
+def _one_call_task(tid: str, tool: str) -> Task:
+    """A task whose ground truth is one call of `tool`."""
+    return Task(tid, "d", "q", (Call(tool, {}),), (tool,))
+
+
+def _calling(tid: str, tool: str, ok: bool = False, n: int = 0) -> Trace:
+    """Episode `n` of task `tid` in which the agent called `tool` (failed unless `ok`)."""
+    return Trace(
+        episode_id=f"{tid}-{n}",
+        task_id=tid,
+        domain="d",
+        query="q",
+        success=ok,
+        tool_correct=ok,
+        steps=({"tool": tool, "args": {}},),
+    )
 
 
 def test_acceptance_is_at_least_the_original_validation_ts():
@@ -240,25 +259,11 @@ def test_every_tool_is_judged_on_the_same_no_call_validation_tasks_of_its_domain
 
 
 def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_first() -> None:
-    from core.benchmarks.base import Call, Task
     from core.chisel.decisions import misuse_tasks
     from core.chisel.profile import ToolTasks
 
-    def task(tid: str, tool: str) -> Task:
-        return Task(tid, "d", "q", (Call(tool, {}),), (tool,))
-
+    task, tr = _one_call_task, _calling
     tasks = {t.task_id: t for t in (task("a1", "A"), task("b1", "B"), task("b2", "B"), task("b3", "B"))}
-
-    def tr(tid: str, tool: str, ok: bool = False, n: int = 0) -> Trace:
-        return Trace(
-            episode_id=f"{tid}-{n}",
-            task_id=tid,
-            domain="d",
-            query="q",
-            success=ok,
-            tool_correct=ok,
-            steps=({"tool": tool, "args": {}},),
-        )
 
     profiled = [tr("b1", "A"), tr("b2", "A", n=0), tr("b2", "A", n=1), tr("b3", "A", ok=True), tr("a1", "A")]
     items = [ToolTasks("A", "d", [tasks["a1"]]), ToolTasks("B", "d", [tasks["b1"], tasks["b2"], tasks["b3"]])]
@@ -270,25 +275,11 @@ def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_firs
 
 
 def test_validation_gets_the_tasks_of_the_tools_a_misused_tool_was_called_in_place_of() -> None:
-    from core.benchmarks.base import Call, Task
     from core.chisel.decisions import with_misuse_tasks
     from core.chisel.profile import ToolTasks
 
-    def task(tid: str, tool: str) -> Task:
-        return Task(tid, "d", "q", (Call(tool, {}),), (tool,))
-
+    task, tr = _one_call_task, _calling
     tasks = {t.task_id: t for t in (task("a1", "A"), task("b1", "B"), task("bv", "B"), task("cv", "C"))}
-
-    def tr(tid: str, tool: str) -> Trace:
-        return Trace(
-            episode_id=tid,
-            task_id=tid,
-            domain="d",
-            query="q",
-            success=False,
-            tool_correct=False,
-            steps=({"tool": tool, "args": {}},),
-        )
 
     items = [ToolTasks("A", "d", [tasks["a1"]]), ToolTasks("B", "d", [tasks["b1"]], [tasks["bv"]])]
     val = [tr("bv", "B"), tr("cv", "C")]  # no misuse seen on validation
