@@ -743,3 +743,32 @@ def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:
     )
     stuck = never_solved(per_task, failures)
     assert stuck["tasks"] == ["c"] and stuck["reasons"] == {"HAS_EXCEPTION": 8, "NO_API_CALL": 1}
+
+
+def test_attribution_of_a_comparison_reuses_its_base_and_target_episodes(compared) -> None:
+    from core.study.attribution import from_comparison, run_attribution
+
+    wh, bench, s, result = compared
+    spec = from_comparison(wh, s.compare_id, "dc", 0)
+    assert spec.eval_runs == s.eval_runs and spec.temperature == s.temperature
+    run_attribution(wh, spec, bench=bench, agent_factory=NoisyReader)
+
+    def episodes(kind: str, key: str, value: str) -> set[str]:
+        df = wh.query(
+            f"""SELECT e.episode_id FROM runs r JOIN run_episodes re USING (run_id) JOIN episodes e USING (episode_id)
+                WHERE r.kind = '{kind}' AND json_extract_string(r.config, '$.{key}') = ?""",
+            [value],
+        )
+        return set(df["episode_id"])
+
+    attributed = wh.query(
+        """SELECT json_extract_string(config, '$.variant') AS v, run_id FROM runs
+           WHERE kind = 'attribution-eval' AND json_extract_string(config, '$.attribution_id') = ?""",
+        [spec.attribution_id],
+    )
+    base_runs = set(attributed[attributed["v"] == "base"]["run_id"])
+    base_eps = set(wh.query(
+        "SELECT episode_id FROM run_episodes WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [sorted(base_runs)]
+    )["episode_id"])  # fmt: skip
+    assert len(base_runs) == s.eval_runs
+    assert base_eps and base_eps <= episodes("compare", "method", "og")

@@ -153,3 +153,51 @@ def _echo_why(wh, study_id: str) -> None:  # noqa: ANN001
     from core.tables import markdown_table
 
     click.echo("\n" + moves.markdown(moves.explain(wh, latest_impacts(wh, study_id)), markdown_table))
+
+
+@command.command("attribute", context_settings={"show_default": True})
+@click.option("--compare", "compare_id", required=True, help="The comparison whose doc set is attributed.")
+@click.option("--method", required=True, help="Its method whose doc set is the target (e.g. dc, gepa).")
+@click.option("--opt-run", type=int, default=0, help="Which optimization run's doc set.")
+@click.option("--base-method", default="og", help="The method whose doc set is the base.")
+@click.option(
+    "--leave-one-out/--no-leave-one-out",
+    default=True,
+    help="Also run the target without each changed doc (with two or more changed docs).",
+)
+@click.option("--concurrency", "-j", type=int, default=1)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@warehouse_option
+@data_dir_option
+def attribute_cmd(
+    compare_id: str,
+    method: str,
+    opt_run: int,
+    base_method: str,
+    leave_one_out: bool,
+    concurrency: int,
+    fmt: str,
+    warehouse: str | None,
+    data_dir: str | None,
+) -> None:
+    """Which changed doc moved a comparison's result: each changed doc alone on the base docs, and the
+    target without it, on the comparison's test tasks and evaluation runs (its own episodes are reused).
+    ΔTS is split into the tasks whose ground truth uses the changed tool and the others."""
+    from core.cli.evaluate import job_hooks
+    from core.study.attribution import AttributionError, from_comparison, run_attribution, table_frame, title
+    from core.tables import markdown_table
+
+    wh = open_warehouse(warehouse)
+    try:
+        spec = from_comparison(wh, compare_id, method, opt_run, base_method, leave_one_out)
+        _, cancelled = job_hooks(wh)
+        rows = run_attribution(
+            wh, spec, data_dir=data_dir, concurrency=concurrency, log=click.echo, cancelled=cancelled
+        )
+    except AttributionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if rows.empty:
+        raise click.ClickException("no variant was paired with the base docs (cancelled before one finished)")
+    frame = table_frame(rows)
+    click.echo("\n" + title(rows))
+    click.echo(markdown_table(frame) if fmt == "markdown" else frame.to_string(index=False))

@@ -194,6 +194,23 @@ def comparison(wh) -> str | None:
     return comparison_section(wh)
 
 
+@section(46, "Which changed doc moved a comparison: each doc alone, and the doc set without it")
+def attribution(wh) -> str | None:
+    from core.study.attribution import attribution_rows, markdown
+
+    rows = attribution_rows(wh)
+    if rows.empty:
+        return None
+    return (
+        "A doc set is read whole, so one tool's new doc can move the agent on another tool's requests. "
+        "Each changed doc is run alone on the base (original) docs (`only T`), and the target is run "
+        "without it (`without T`), on the comparison's test tasks with its evaluation runs (paired by task "
+        "and seed; the base's and the target's episodes are the comparison's own). ΔTS is against the base, "
+        "with a paired bootstrap interval over tasks, and split into the tasks whose ground truth uses the "
+        "changed tool and the others (`docschisel study attribute`).\n\n" + markdown(rows, table)
+    )
+
+
 @section(50, "EvoSOP: higher-order tools synthesised from trajectories (Table 1, Fig. 2)")
 def evosop(wh) -> str | None:
     from core.sop.report import results_section
