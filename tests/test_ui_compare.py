@@ -101,3 +101,5 @@ def test_every_tab_of_a_stored_comparison_draws_the_regression_guard_too(seeded:
     at = _open(at, "cmp_stored_tab", "Regression guard")
     guard = next(df.value for df in at.dataframe if "tasks lost" in df.value.columns)
     assert list(guard["tasks lost"]) == ["", "g2 (called a tool)"]
+    at = _open(at, "cmp_stored_tab", "Attribution")
+    assert any(f"study attribute --compare {compare_id}" in c.value for c in at.caption)

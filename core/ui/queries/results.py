@@ -78,6 +78,18 @@ def comparisons(wh: Warehouse) -> list:
 
 
 @cached_query
+def attributions(wh: Warehouse, compare_id: str) -> list[tuple[str, pd.DataFrame]]:
+    """(title, table) of each attribution of a comparison's doc sets (`core.study.attribution`)."""
+    from core.study.attribution import attribution_rows, table_frame, title
+
+    rows = attribution_rows(wh)
+    if rows.empty:
+        return []
+    mine = rows[rows["compare_id"] == compare_id]
+    return [(title(g), table_frame(g)) for _, g in mine.groupby("attribution_id", sort=False)]
+
+
+@cached_query
 def task_domains(wh: Warehouse, benchmark: str) -> list[str]:
     """Domains of a benchmark's imported tasks (empty before its first import)."""
     return [

@@ -184,6 +184,7 @@ def stored_comparisons(path: str) -> None:
             "Curves (Figs. 9–10)",
             "Table IV",
             "Regression guard",
+            "Attribution",
         ],
         key="cmp_stored_tab",
         on_change="rerun",
@@ -204,7 +205,7 @@ def stored_comparisons(path: str) -> None:
         "One optimizer model only; pass several to compare them.",
         "No regression guard: every tool of the domains was compared, or the guard was off (--guard-limit 0).",
     )
-    for tab, make, none in zip(tabs, frames, empty, strict=True):
+    for tab, make, none in zip(tabs[: len(frames)], frames, empty, strict=True):
         if not tab.open:
             continue
         with tab:
@@ -213,6 +214,9 @@ def stored_comparisons(path: str) -> None:
                 st.caption(none)
             else:
                 st.dataframe(frame, hide_index=True)
+    if tabs[6].open:
+        with tabs[6]:
+            attribution(path, cid)
     if tabs[3].open and not c.curves.empty:
         mean = c.curves.groupby(["series", "budget"], as_index=False)["ts"].mean()
         with tabs[3]:
@@ -241,6 +245,25 @@ def stored_comparisons(path: str) -> None:
             "again without the test tasks that repeat an optimization task's gold call, where there are any."
         )
         st.dataframe(pooled.round(1), hide_index=True)
+
+
+def attribution(path: str, compare_id: str) -> None:
+    """Which changed doc moved this comparison: the stored `docschisel study attribute` tables."""
+    found = q.attributions(path, compare_id)
+    if not found:
+        st.caption(
+            f"No attribution yet: `docschisel study attribute --compare {compare_id} --method METHOD` runs each "
+            "changed doc alone on the original docs, and the doc set without it, on these test tasks."
+        )
+        return
+    st.caption(
+        "ΔTS against the original docs on this comparison's test tasks and evaluation runs (paired by task and "
+        "seed), split into the tasks whose ground truth uses the changed tool and the others: an effect on the "
+        "others acts through the agent's choice among tools."
+    )
+    for heading, frame in found:
+        st.markdown(heading)
+        st.dataframe(frame, hide_index=True)
 
 
 def _open_selected(event: object, split: str) -> None:
