@@ -288,3 +288,37 @@ def test_validation_gets_the_tasks_of_the_tools_a_misused_tool_was_called_in_pla
     assert [t.task_id for t in a.opt] == ["a1", "b1"]
     assert [t.task_id for t in a.val] == ["bv"]  # B's validation task judges "not for these; call B"
     assert grown[1] == items[1]  # B was never called in another tool's place
+
+
+def test_cross_validation_takes_the_other_tools_optimization_tasks_in_turn() -> None:
+    from core.chisel.decisions import cross_validation
+    from core.chisel.profile import ToolTasks
+
+    def tasks(*ids: str) -> list[Task]:
+        return [_one_call_task(i, i[0].upper()) for i in ids]
+
+    items = [
+        ToolTasks("A", "d", tasks("a1", "a2"), tasks("av")),
+        ToolTasks("B", "d", tasks("b1", "b2", "b3"), tasks("bv")),
+        ToolTasks("C", "d", tasks("c1"), []),
+    ]
+    assert cross_validation(items, 0) == items
+    grown = {tt.tool: tt for tt in cross_validation(items, 3, seed=0)}
+    a_val = [t.task_id for t in grown["A"].val]
+    assert "av" in a_val and len(a_val) == 4  # its own, then three of the others' opt tasks
+    assert {t[0] for t in a_val if t != "av"} == {"b", "c"}  # both other tools, in turn
+    assert grown["A"].opt == items[0].opt  # optimization sets are untouched
+    c_val = [t.task_id for t in grown["C"].val]
+    assert len(c_val) == 3 and {t[0] for t in c_val} == {"a", "b"}
+    assert not {t.task_id for t in grown["B"].val} & {"b1", "b2", "b3"}  # never its own tasks
+    assert cross_validation(items, 3, seed=0) == list(grown.values())  # seeded
+    assert [t.task_id for t in cross_validation(items, 9, seed=0)[0].val] == ["av", "b1", "b2", "b3", "c1"]
+
+
+def test_a_validation_view_takes_cross_tasks_from_the_optimization_batch() -> None:
+    val = _batch("rv", {"v1": [True, False]}, part="val")
+    opt = _batch("ro", {"o1": [True, True], "o2": [False]})
+    joined = val.joined(opt, ["v1", "o1"])
+    assert [(t.task_id, t.repeat) for t in joined.traces] == [("o1", 0), ("o1", 1), ("v1", 0), ("v1", 1)]
+    assert joined.ts == 0.75 and joined.run_id == "rv" and joined.part == "val"
+    assert val.joined(opt, ["v1"]) is val  # nothing to add

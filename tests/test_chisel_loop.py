@@ -370,21 +370,23 @@ class EagerReader(DocReadingAgent):
         return super().run(ctx)
 
 
+def _optimize_in(tmp_path, name: str, bench, agent, tools: tuple[str, ...], **settings):
+    """(warehouse, result) of a 4-iteration evidence run of `tools` in its own warehouse file `name`."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path / f"{name}.duckdb")
+    config = OptimizeConfig(
+        benchmark="shop", agent=AGENT, iterations=4, engine="evidence", tools=tools, **settings
+    )
+    return wh, optimize(wh, config, benchmark=bench, agent_factory=agent)
+
+
 def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be_done(tmp_path) -> None:
     """Without the guard the usage example that fixes the orders is selected; with it, it is rejected."""
     from core.warehouse import Warehouse
 
     def run(guard: int, name: str):
-        wh = Warehouse(tmp_path / f"{name}.duckdb")
-        config = OptimizeConfig(
-            benchmark="shop",
-            agent=AGENT,
-            iterations=4,
-            engine="evidence",
-            tools=("shop.order",),
-            guard_val_tasks=guard,
-        )
-        return wh, optimize(wh, config, benchmark=IdleShop(), agent_factory=EagerReader)
+        return _optimize_in(tmp_path, name, IdleShop(), EagerReader, ("shop.order",), guard_val_tasks=guard)
 
     _, unguarded = run(0, "unguarded")
     doc = unguarded.docset["shop.order"]
@@ -533,3 +535,56 @@ def test_a_tool_called_in_another_ones_place_is_fixed_on_its_own_doc_with_misuse
     assert "misuse_tasks" not in json.loads(
         Warehouse(tmp_path / "misuse0.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
     )  # runs without misuse tasks keep the ids they had before they existed
+
+
+class PulledReader(DocReadingAgent):
+    """The doc reader, pulled to `shop.order` on price requests once the order doc shows usage (UE or UG).
+
+    A neighbouring doc's effect on another tool's requests, defined by the fields present, not by wording.
+    """
+
+    def run(self, ctx):
+        gold = ctx.task.gold[0]
+        if gold.tool == "shop.quote":
+            order = next(d for d in ctx.docs if d.tool == "shop.order")
+            if order.has("UE") or order.has("UG"):
+                ctx.execute(Call("shop.order", {"item": gold.args["item"], "date": "2024-02-01"}))
+                return "ordered instead"
+        return super().run(ctx)
+
+
+def test_cross_tool_validation_rejects_a_doc_that_pulls_other_tools_requests(tmp_path) -> None:
+    """Judged on its own tasks the order doc with usage is kept; judged also on the price requests it is not."""
+    from core.warehouse import Warehouse
+
+    def run(cross: int, name: str):
+        bench = ShopBench(n=24, quote_tasks=12)
+        return _optimize_in(
+            tmp_path, name, bench, PulledReader, ("shop.order", "shop.quote"), cross_val_tasks=cross
+        )
+
+    _, alone = run(0, "alone")
+    doc = alone.docset["shop.order"]
+    assert doc.has("UE") or doc.has("UG")  # it fixes order tasks and breaks every price request
+    wh, crossed = run(6, "crossed")
+    doc = crossed.docset["shop.order"]
+    assert not (doc.has("UE") or doc.has("UG"))
+    val_tasks = wh.query(
+        """SELECT DISTINCT e.task_id FROM candidates c JOIN run_episodes re ON re.run_id = c.val_run
+           JOIN episodes e USING (episode_id) WHERE c.run_id = ? AND c.tool = 'shop.order'""",
+        [crossed.run_id],
+    )["task_id"].tolist()
+    split = get_or_create_split(
+        wh, "shop/v1", ShopBench(n=24, quote_tasks=12).tasks(), seed=0, grouping=DEFAULT_GROUPING
+    )
+    quotes = [t for t in val_tasks if t.startswith("quote-")]
+    assert 0 < len(quotes) <= 6 and set(quotes) <= set(split.ids("opt"))  # the quote tool's opt tasks
+    order = next(t for t in crossed.tools if t.tool == "shop.order")
+    assert order.base_val_ts > 0  # the price requests pass with the original docs
+    assert (
+        json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [crossed.run_id]))["cross_val_tasks"]
+        == 6
+    )
+    assert "cross_val_tasks" not in json.loads(
+        Warehouse(tmp_path / "alone.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
+    )  # runs without it keep the ids they had before it existed

@@ -499,6 +499,12 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     misuse.dc_algorithm = "docschisel-7"
     current, older = current_comparisons([misuse, grouped, revised, *newest_first])
     assert [c.compare_id for c in current] == ["c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
+    # and so is DocsChisel judged on other tools' optimization tasks too
+    crossed = stored("c7", ["finance"], 5)
+    crossed.spec |= {"split_grouping": "gold", "misuse_tasks": 4, "cross_val_tasks": 6}
+    crossed.dc_algorithm = "docschisel-7"
+    current, older = current_comparisons([crossed, misuse, grouped, revised, *newest_first])
+    assert [c.compare_id for c in current] == ["c7", "c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
@@ -537,6 +543,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert "misuse tasks" not in title(stored)
     stored.spec["misuse_tasks"] = 4
     assert "4 misuse tasks per tool" in title(stored)
+    assert "cross-tool" not in title(stored)
+    stored.spec["cross_val_tasks"] = 6
+    assert "6 cross-tool validation tasks per tool" in title(stored)
 
 
 def test_spec_rejects_bad_input() -> None:
@@ -560,9 +569,13 @@ def test_the_cli_defaults_are_the_library_defaults() -> None:
     def default(cmd, name):
         return next(p.default for p in cmd.params if p.name == name)
 
+    from core.chisel.config import OptimizeConfig
+
     for cmd in (compare_command, optimize_command):
         assert default(cmd, "guard_val_tasks") == GUARD_VAL_TASKS
         assert default(cmd, "min_val_tasks") == MIN_VAL_TASKS
+        for name in ("misuse_tasks", "cross_val_tasks"):
+            assert default(cmd, name) == getattr(OptimizeConfig(), name) == getattr(CompareSpec(), name)
     assert default(compare_command, "guard_limit") == GUARD_LIMIT
     from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS
 
@@ -719,6 +732,8 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     assert pooled_frame([a, b]).empty
     # nor is DocsChisel with misuse tasks pooled with DocsChisel without them
     a.spec["split_grouping"], b.spec["misuse_tasks"] = "gold", 4
+    assert pooled_frame([a, b]).empty
+    b.spec["misuse_tasks"], b.spec["cross_val_tasks"] = 0, 6
     assert pooled_frame([a, b]).empty
 
 

@@ -78,6 +78,10 @@ class OptimizeConfig:
     # paper's setting; `core.chisel.decisions.misuse_tasks`). The wrong tool's doc is where "not for
     # these requests; call X" belongs, and only those tasks can judge such a sentence.
     misuse_tasks: int = 0
+    # Each tool's validation also holds up to this many of the other optimized tools' optimization tasks
+    # of its domain (0: none, the paper's setting; `core.chisel.decisions.cross_validation`): a doc read
+    # beside the others can move the agent on their requests, and only their tasks show it.
+    cross_val_tasks: int = 0
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -89,6 +93,8 @@ class OptimizeConfig:
             raise ValueError("guard_val_tasks must be >= 0")
         if self.misuse_tasks < 0:
             raise ValueError("misuse_tasks must be >= 0")
+        if self.cross_val_tasks < 0:
+            raise ValueError("cross_val_tasks must be >= 0")
         if self.selection not in ("evidence", "paper"):
             raise ValueError(f"selection must be evidence or paper, not {self.selection!r}")
         if self.headroom is not None:
@@ -121,6 +127,8 @@ class OptimizeConfig:
             d.pop("split_grouping")
         if not d["misuse_tasks"]:  # likewise
             d.pop("misuse_tasks")
+        if not d["cross_val_tasks"]:  # likewise
+            d.pop("cross_val_tasks")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

@@ -150,6 +150,44 @@ def guard_validation(
     return out
 
 
+def cross_validation(items: Sequence[ToolTasks], limit: int, seed: int = 0) -> list[ToolTasks]:
+    """Each tool's validation also gets up to `limit` of the other tools' optimization tasks.
+
+    The agent reads every offered doc in one prompt, so a tool's new doc can
+    move it on other tools' requests: a longer doc of one tool has moved a
+    small model's choice between two others. A tool's own validation tasks
+    (and the few pooled ones) cannot show that, and are too few to tell a
+    two-episode drop from noise. The other tools' optimization tasks are held
+    out from this tool's doc (its evidence comes from its own optimization
+    set, which they are not in) and already profiled, so they cost no
+    original-docs episode. Taken round-robin over the other tools in a seeded
+    order, so each is represented; tasks already in the tool's sets are
+    skipped.
+    """
+    if not limit:
+        return list(items)
+    out = []
+    for tt in items:
+        mine = {t.task_id for t in [*tt.opt, *tt.val]}
+        pools = [
+            sorted(
+                (t for t in other.opt if t.task_id not in mine),
+                key=lambda t: content_hash("cross", seed, tt.tool, t.task_id),
+            )
+            for other in sorted(items, key=lambda o: content_hash("cross-tool", seed, tt.tool, o.tool))
+            if other.tool != tt.tool
+        ]
+        extra: dict[str, Task] = {}
+        for i in range(max((len(p) for p in pools), default=0)):
+            for pool in pools:
+                if len(extra) < limit and i < len(pool):
+                    extra.setdefault(pool[i].task_id, pool[i])
+        out.append(
+            tt if not extra else replace(tt, val=sorted([*tt.val, *extra.values()], key=lambda t: t.task_id))
+        )
+    return out
+
+
 def judged_groups(
     groups: Mapping[str, Sequence[ToolTasks]],
     tasks: Sequence[Task],

@@ -36,6 +36,7 @@ from core.chisel.config import OptimizeConfig
 from core.chisel.decisions import (
     Candidate,
     ToolProfile,
+    cross_validation,
     judge,
     judged_groups,
     outside_headroom,
@@ -181,6 +182,8 @@ class Optimizer:
             prof = self._profile(domain, items, original)
             if cfg.misuse_tasks:
                 items, prof = self._with_misuse(domain, items, prof)
+            if cfg.cross_val_tasks:
+                items, prof = self._with_cross(domain, items)
             result.profile_minutes += (time.monotonic() - t0) / 60
             for tt in items:
                 if self.cancelled():
@@ -274,7 +277,11 @@ class Optimizer:
         return self._slice(items)
 
     def _slice(self, items: list[ToolTasks]) -> dict[str, ToolProfile]:
-        """Per-tool views of the domain's profile batches (no episode is run)."""
+        """Per-tool views of the domain's profile batches (no episode is run).
+
+        A validation task profiled in the optimization part (cross-tool validation) takes its
+        original-docs outcome from the optimization batch.
+        """
         assert self._profiled is not None, "_profile runs first"
         opt_batch, val_batch, _ = self._profiled
         return {
@@ -282,10 +289,26 @@ class Optimizer:
                 tt.tool,
                 tt.domain,
                 opt_batch.only(t.task_id for t in tt.opt),
-                val_batch.only(t.task_id for t in tt.val),
+                val_batch.only(t.task_id for t in tt.val).joined(opt_batch, [t.task_id for t in tt.val]),
             )
             for tt in items
         }
+
+    def _with_cross(
+        self, domain: str, items: list[ToolTasks]
+    ) -> tuple[list[ToolTasks], dict[str, ToolProfile]]:
+        """Each tool's validation with the other tools' optimization tasks (`decisions.cross_validation`).
+
+        They were profiled with the original docs already, so this costs no episode here.
+        """
+        grown = cross_validation(items, self.config.cross_val_tasks, self.config.seed)
+        for before, after in zip(items, grown, strict=True):
+            if len(after.val) > len(before.val):
+                self.log(
+                    f"[{domain}] {after.tool}: +{len(after.val) - len(before.val)} val tasks from the other "
+                    "tools' optimization tasks"
+                )
+        return grown, self._slice(grown)
 
     def _with_misuse(
         self, domain: str, items: list[ToolTasks], prof: dict[str, ToolProfile]

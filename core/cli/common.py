@@ -127,6 +127,16 @@ misuse_option = click.option(
     "for (and is judged on them); 0: only the tool's own tasks.",
 )
 
+cross_val_option = click.option(
+    "--cross-val-tasks",
+    type=click.IntRange(min=0),
+    default=0,  # core.chisel.config.OptimizeConfig.cross_val_tasks
+    show_default=True,
+    help="DocsChisel: add to each tool's validation up to N optimization tasks of the other tools optimized "
+    "with it (round-robin over them), so a doc that moves the agent on other tools' requests is seen; "
+    "0: none.",
+)
+
 BENCHMARK_HELP = (
     "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder | "
     "mcp:<server command> or mcp+http://host:port/mcp (with --tasks)."

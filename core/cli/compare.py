@@ -10,6 +10,7 @@ import click
 
 from core.cli.common import (
     benchmark_option,
+    cross_val_option,
     data_dir_option,
     executor_options,
     guard_val_option,
@@ -116,6 +117,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 )
 @guard_val_option
 @misuse_option
+@cross_val_option
 @click.option(
     "--guard-limit",
     type=click.IntRange(min=0),
@@ -194,6 +196,7 @@ def command(ctx: click.Context, **opts) -> None:
         guard_val_tasks=opts["guard_val_tasks"],
         guard_limit=opts["guard_limit"],
         misuse_tasks=opts["misuse_tasks"],
+        cross_val_tasks=opts["cross_val_tasks"],
     )
     wh = open_warehouse(opts["warehouse"])
     progress, cancelled = job_hooks(wh)

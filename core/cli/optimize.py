@@ -8,6 +8,7 @@ import click
 
 from core.cli.common import (
     benchmark_option,
+    cross_val_option,
     data_dir_option,
     executor_options,
     guard_val_option,
@@ -75,6 +76,7 @@ from core.cli.common import (
 )
 @guard_val_option
 @misuse_option
+@cross_val_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
 @click.option(
@@ -117,6 +119,7 @@ def command(
     pool_domain_val: bool,
     guard_val_tasks: int,
     misuse_tasks: int,
+    cross_val_tasks: int,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
@@ -170,6 +173,7 @@ def command(
         pool_domain_val=pool_domain_val,
         guard_val_tasks=guard_val_tasks,
         misuse_tasks=misuse_tasks,
+        cross_val_tasks=cross_val_tasks,
         name=name,
     )
     progress, cancelled = job_hooks(wh)

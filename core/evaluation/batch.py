@@ -83,3 +83,16 @@ class EvalBatch:
         keep = set(task_ids)
         traces = tuple(t for t in self.traces if t.task_id in keep)
         return EvalBatch(self.run_id, self.part, self.docset_id, traces, len(traces), 0, 0, self.cancelled)
+
+    def joined(self, other: EvalBatch, task_ids: Iterable[str]) -> EvalBatch:
+        """This view plus `other`'s episodes of `task_ids` that this one lacks (same doc set, another part).
+
+        A tool's validation can hold tasks profiled in the optimization part (cross-tool validation):
+        their original-docs outcome is in the optimization batch, and this keeps the trace order.
+        """
+        have = {t.task_id for t in self.traces}
+        more = [t for t in other.only(task_ids).traces if t.task_id not in have]
+        if not more:
+            return self
+        traces = tuple(sorted([*self.traces, *more], key=lambda t: (t.task_id, t.repeat)))
+        return EvalBatch(self.run_id, self.part, self.docset_id, traces, len(traces), 0, 0, self.cancelled)

@@ -149,6 +149,11 @@ def misuse_tasks(c: StoredComparison) -> int:
     return int(c.spec.get("misuse_tasks") or 0)
 
 
+def cross_val_tasks(c: StoredComparison) -> int:
+    """DocsChisel's cross-tool validation tasks per tool (`--cross-val-tasks`; 0 before the setting)."""
+    return int(c.spec.get("cross_val_tasks") or 0)
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
     runtime = runtime_label((c.detail or {}).get("runtime"))
@@ -159,6 +164,7 @@ def title(c: StoredComparison) -> str:
         f"{'split grouped by gold call' if split_grouping(c) == 'gold' else 'task-level split'} · "
         f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
         f"{f'{misuse_tasks(c)} misuse tasks per tool · ' if misuse_tasks(c) else ''}"
+        f"{f'{cross_val_tasks(c)} cross-tool validation tasks per tool · ' if cross_val_tasks(c) else ''}"
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
@@ -446,6 +452,7 @@ def _scope(c: StoredComparison) -> tuple:
         c.dc_algorithm,
         split_grouping(c),  # another split measures other test tasks: it never supersedes
         misuse_tasks(c),  # DocsChisel judged on other tasks is another method
+        cross_val_tasks(c),
     )
 
 
@@ -500,6 +507,7 @@ def _pool_key(c: StoredComparison) -> tuple:
         c.dc_algorithm,
         split_grouping(c),
         misuse_tasks(c),
+        cross_val_tasks(c),
     )
 
 

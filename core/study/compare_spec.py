@@ -81,6 +81,9 @@ class CompareSpec:
     guard_val_tasks: int = GUARD_VAL_TASKS  # DocsChisel: no-call validation tasks in every tool's validation
     guard_limit: int = GUARD_LIMIT  # test tasks outside the compared tools, reported apart (`guard_tasks`)
     misuse_tasks: int = 0  # DocsChisel: tasks where the agent called a tool in another's place, per tool
+    cross_val_tasks: int = (
+        0  # DocsChisel: other optimized tools' optimization tasks in each tool's validation
+    )
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -93,8 +96,8 @@ class CompareSpec:
             raise ValueError("curve_eval_runs and iterations must be >= 0")
         if self.profile_repeats < 1:
             raise ValueError("profile_repeats must be at least 1")
-        if self.guard_limit < 0 or self.guard_val_tasks < 0 or self.misuse_tasks < 0:
-            raise ValueError("guard_limit, guard_val_tasks and misuse_tasks must be >= 0")
+        if min(self.guard_limit, self.guard_val_tasks, self.misuse_tasks, self.cross_val_tasks) < 0:
+            raise ValueError("guard_limit, guard_val_tasks, misuse_tasks and cross_val_tasks must be >= 0")
         if self.limit_tools is not None and self.limit_tools < 1:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
@@ -117,6 +120,8 @@ class CompareSpec:
             spec.pop("split_grouping")
         if not self.misuse_tasks:  # likewise for comparisons made before misuse tasks existed
             spec.pop("misuse_tasks")
+        if not self.cross_val_tasks:  # likewise for comparisons made before cross-tool validation existed
+            spec.pop("cross_val_tasks")
         return content_hash("compare", spec, *([runtime] if runtime else []))
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
