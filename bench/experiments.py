@@ -355,6 +355,44 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
+    # Attribution of stage 4's and stage 5's results to each changed doc (`docschisel study attribute`):
+    # each changed doc alone on the original docs ("only T") and, for GEPA, the doc set without it
+    # ("without T"), on the comparison's 27 test tasks and 3 evaluation runs; OG's and the target's
+    # episodes are the comparison's own. GEPA run 0 of 253fd7cc9f2c4a06 changed 3 docs: 6 variants x 81 =
+    # 486 episodes; DC-evidence run 0 of 83f882a6e8dba9e2 changed 4: 4 x 81 = 324. ~2.5 s per episode on
+    # one core (one doc set per run keeps the prompt prefix cached): ~35 min in all. Why: GEPA's lead sits on
+    # ModifyRegistration tasks although GEPA changed neither registration doc; a pilot on the 14
+    # ModifyRegistration tasks of all split parts (3 samples each) gave OG 45 %, GEPA's doc set 74 %, its
+    # CancelRegistration doc alone 79 %, its QueryHealthData doc alone 40 % and its RecordHealthData
+    # parameter description alone 26 %.
+    "attribute-api-bank": (
+        810,
+        0.6,
+        [
+            "study attribute --compare 253fd7cc9f2c4a06 --method gepa",
+            "study attribute --compare 83f882a6e8dba9e2 --method dc --no-leave-one-out",
+        ],
+    ),
+    #  6: DC-evidence with cross-tool validation (`--cross-val-tasks 8`): each tool's candidates are also
+    #     judged on 8 of the other health tools' optimization tasks (round-robin, seeded), so a doc that
+    #     moves the agent on other tools' requests is seen, and acceptance rests on ~12 more tasks than
+    #     the 4 pooled + 4 no-call validation tasks. Paired against stage 4 command 3 (OG, DC 9 and GEPA
+    #     at 3 x 3, the same settings without it) on the same 27 test tasks. Plan: per run ~20 candidates x
+    #     (~16 val + ~6 opt tasks) x 3 samples ~1,300 episodes at ~3 s (~65 min), 3 runs, plus 3 x 81 test
+    #     episodes: ~3.5 h on one core, resumable.
+    "compare-api-bank-6": (
+        4200,
+        3.5,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --cross-val-tasks 8",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -563,6 +601,8 @@ WAREHOUSE = {
     "compare-api-bank-3a": "data/compare-api-bank.duckdb",
     "compare-api-bank-4": "data/compare-api-bank.duckdb",
     "compare-api-bank-5": "data/compare-api-bank.duckdb",
+    "compare-api-bank-6": "data/compare-api-bank.duckdb",
+    "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
     "compare-workbench-analytics": "data/compare-workbench.duckdb",
