@@ -307,6 +307,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  Command 3 (OG, DC-evidence, GEPA at 3 x 3) was not finished when DocsChisel 9 came: its DC runs are
     #  DocsChisel 9 runs (~35 min each), and each GEPA run gets the budget of the DC 9 run of its seed
     #  (~1.2 h each), so its DC and GEPA are compared on the same footing; ~6 h on one core, resumable.
+    #  Measured (28f1e63acc6f2167, 3 x 3; 468 episodes run, 351 reused): TS OG 48.1, DC-evidence 9 64.6
+    #  (+16.5 pp [+3.3, +30.0], McNemar p 0.016, Mann-Whitney Holm p 0.029, MDE 19.5), GEPA 60.1 (its
+    #  runs 73.1, 46.9 and 60.5: run 1's reflection rewrote AppointmentRegistration to also "cancel an
+    #  appointment" and "modify existing appointments"); DC - GEPA +4.5 pp [-3.3, +13.2], McNemar p 0.38.
     "compare-api-bank-4": (
         3000,
         8.0,
