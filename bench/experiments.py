@@ -309,7 +309,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  (~1.2 h each), so its DC and GEPA are compared on the same footing; ~6 h on one core, resumable.
     #  Measured (28f1e63acc6f2167, 3 x 3; 468 episodes run, 351 reused): TS OG 48.1, DC-evidence 9 64.6
     #  (+16.5 pp [+3.3, +30.0], McNemar p 0.016, Mann-Whitney Holm p 0.029, MDE 19.5), GEPA 60.1 (its
-    #  runs 73.1, 46.9 and 60.5: run 1's reflection rewrote AppointmentRegistration to also "cancel an
+    #  runs 72.8, 46.9 and 60.5: run 1's reflection rewrote AppointmentRegistration to also "cancel an
     #  appointment" and "modify existing appointments"); DC - GEPA +4.5 pp [-3.3, +13.2], McNemar p 0.38.
     "compare-api-bank-4": (
         3000,
