@@ -104,7 +104,7 @@ def test_a_neighbouring_doc_shows_its_effect_on_the_other_tools_tasks(attributed
     _, bench, _, rows = attributed
     by = rows.set_index("variant")
     # 6 order tasks and 3 quote tasks: the base fails all, the target passes all
-    assert by.loc["target", "ts_base"] == 0.0 and by.loc["target", "ts_variant"] == 100.0
+    assert by.loc["target", "ts_against"] == 0.0 and by.loc["target", "ts_variant"] == 100.0
     assert by.loc["target", "delta_pp"] == pytest.approx(100.0)
     assert by.loc["only shop.order", "delta_pp"] == pytest.approx(100 * 6 / 9)
     assert by.loc["only shop.order", "own_n"] == 6 and by.loc["only shop.order", "own_delta_pp"] == 100.0
@@ -113,9 +113,12 @@ def test_a_neighbouring_doc_shows_its_effect_on_the_other_tools_tasks(attributed
     assert by.loc["only shop.stock", "own_n"] == 0 and pd.isna(by.loc["only shop.stock", "own_delta_pp"])
     assert by.loc["only shop.stock", "others_n"] == 9
     assert by.loc["only shop.stock", "others_delta_pp"] == pytest.approx(100 * 3 / 9)
-    # leave-one-out agrees: the target without the stock doc keeps the orders only
-    assert by.loc["without shop.stock", "delta_pp"] == pytest.approx(100 * 6 / 9)
-    assert by.loc["without shop.order", "delta_pp"] == pytest.approx(100 * 3 / 9)
+    # leave-one-out, against the target: without the stock doc the price requests are lost
+    assert set(by[by["kind"] == "without"]["against"]) == {"target"} and by.loc["target", "against"] == "base"
+    assert by.loc["without shop.stock", "delta_pp"] == pytest.approx(-100 * 3 / 9)
+    assert by.loc["without shop.stock", "others_delta_pp"] == pytest.approx(-100 * 3 / 9)
+    assert by.loc["without shop.order", "delta_pp"] == pytest.approx(-100 * 6 / 9)
+    assert by.loc["without shop.order", "own_delta_pp"] == -100.0
     assert set(by["eval_runs"]) == {2} and set(by["n_tasks"]) == {9}
 
 
@@ -140,7 +143,7 @@ def test_results_section_names_each_variant(attributed) -> None:
         "the target (every changed doc)",
     ):
         assert label in text
-    assert "+33.3 [" in text  # the stock doc's ΔTS over all tasks
+    assert "+33.3 [" in text and "-33.3 [" in text  # the stock doc alone, and the target without it
 
 
 def test_bad_references_name_what_is_missing(warehouse) -> None:

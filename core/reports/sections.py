@@ -205,7 +205,8 @@ def attribution(wh) -> str | None:
         "A doc set is read whole, so one tool's new doc can move the agent on another tool's requests. "
         "Each changed doc is run alone on the base (original) docs (`only T`), and the target is run "
         "without it (`without T`), on the comparison's test tasks with its evaluation runs (paired by task "
-        "and seed; the base's and the target's episodes are the comparison's own). ΔTS is against the base, "
+        "and seed; the base's and the target's episodes are the comparison's own). ΔTS is against the base "
+        "(the target and `only T`) or against the target (`without T`: what taking that doc out loses), "
         "with a paired bootstrap interval over tasks, and split into the tasks whose ground truth uses the "
         "changed tool and the others (`docschisel study attribute`).\n\n" + markdown(rows, table)
     )

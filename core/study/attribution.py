@@ -20,8 +20,10 @@ T (run j samples at temperature T with seed j), so it is paired with them task
 by task and seed by seed; built from a comparison (`from_comparison`), B's and
 T's episodes are the comparison's own and are reused, not run again.
 
-Per variant: ΔTS against B in percentage points with a paired bootstrap
-interval over tasks, and the same Δ on the tasks whose ground truth uses the
+Per variant: ΔTS in percentage points with a paired bootstrap interval over
+tasks — the target and `only t` against B (what the docs add), `without t`
+against T (what taking t's doc out loses, so a doc that helps only beside the
+others shows) — and the same Δ on the tasks whose ground truth uses the
 changed tool (`own`) and on the others (`others`): a doc whose effect is
 mostly on `others` acts through the agent's choice among tools, not through
 what it says about its own tool. Stored as ordinary runs (kind
@@ -308,9 +310,11 @@ def _ts(runs: dict[int, dict[str, float]], paired: Sequence[int]) -> float:
 def attribution_rows(wh, attribution_id: str | None = None) -> pd.DataFrame:
     """One row per variant of each stored attribution (the newest run per attribution id).
 
-    Columns: attribution_id, label (the target), compare_id, variant, kind, tool, n_tasks, eval_runs,
-    ts_base, ts_variant (percent), delta_pp with ci_low / ci_high, and own_n / own_delta_pp,
-    others_n / others_delta_pp (the tasks whose ground truth uses the tool, and the rest).
+    Columns: attribution_id, label (the target), compare_id, variant, kind, tool, against, n_tasks,
+    eval_runs, ts_against, ts_variant (percent), delta_pp with ci_low / ci_high, and own_n /
+    own_delta_pp, others_n / others_delta_pp (the tasks whose ground truth uses the tool, and the rest).
+    The target and `only t` are measured against the base (what the docs add); `without t` against the
+    target (what taking t's doc out of it loses, so a doc that only helps beside the others shows).
     """
     where = "" if attribution_id is None else "AND json_extract_string(config, '$.attribution_id') = ?"
     runs = wh.query(
@@ -324,9 +328,10 @@ def attribution_rows(wh, attribution_id: str | None = None) -> pd.DataFrame:
     rows = []
     for aid, cfg in latest.items():
         scores = _task_scores(wh, aid)
-        base = scores.get("base", {})
         spec = cfg["attribution"]
         for v in cfg["variants"]:
+            against = "target" if v["kind"] == "without" else "base"
+            base = scores.get(against, {})
             if v["kind"] == "base" or v["label"] not in scores or not base:
                 continue
             got = scores[v["label"]]
@@ -341,9 +346,10 @@ def attribution_rows(wh, attribution_id: str | None = None) -> pd.DataFrame:
                 "variant": v["label"],
                 "kind": v["kind"],
                 "tool": v["tool"],
+                "against": against,
                 "n_tasks": n,
                 "eval_runs": len(paired),
-                "ts_base": _ts(base, paired),
+                "ts_against": _ts(base, paired),
                 "ts_variant": _ts(got, paired),
                 "delta_pp": 100 * d.mean,
                 "ci_low": 100 * d.low,
@@ -387,7 +393,8 @@ def table_frame(rows: pd.DataFrame) -> pd.DataFrame:
             "doc set": rows["variant"].map(
                 lambda v: "the target (every changed doc)" if v == "target" else v
             ),
-            "TS base %": rows["ts_base"].round(1),
+            "against": rows["against"],
+            "TS against %": rows["ts_against"].round(1),
             "TS variant %": rows["ts_variant"].round(1),
             "ΔTS pp [95% CI]": [
                 f"{_pp(d)} [{_pp(lo)}, {_pp(hi)}]"

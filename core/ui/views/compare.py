@@ -257,8 +257,8 @@ def attribution(path: str, compare_id: str) -> None:
         )
         return
     st.caption(
-        "ΔTS against the original docs on this comparison's test tasks and evaluation runs (paired by task and "
-        "seed), split into the tasks whose ground truth uses the changed tool and the others: an effect on the "
+        "ΔTS against the original docs (the doc set, and each changed doc alone) or against the doc set (without "
+        "one doc) on this comparison's test tasks and evaluation runs (paired by task and seed), split into the tasks whose ground truth uses the changed tool and the others: an effect on the "
         "others acts through the agent's choice among tools."
     )
     for heading, frame in found:
