@@ -131,30 +131,23 @@ def plan_variants(base: DocSet, target: DocSet, leave_one_out: bool = True) -> l
     return out
 
 
-def _latest_comparison(wh, compare_id: str) -> dict:
-    rows = wh.rows(
-        "SELECT spec, task_ids, result_id FROM comparisons WHERE compare_id = ? AND status = 'finished' "
-        "ORDER BY created_at DESC LIMIT 1",
-        [compare_id],
-    )
-    if not rows:
+def _stored(wh, compare_id: str):
+    """The comparison's latest finished snapshot (`compare_report.stored_comparisons`)."""
+    from core.study.compare_report import stored_comparisons
+
+    found = stored_comparisons(wh, compare_id)
+    if not found:
         raise AttributionError(f"no finished comparison {compare_id!r} in {wh.path}")
-    spec, task_ids, result_id = rows[0]
-    as_json = lambda v: json.loads(v) if isinstance(v, str) else v  # noqa: E731 - JSON or LIST column
-    return {"spec": as_json(spec), "task_ids": list(as_json(task_ids)), "result_id": result_id}
+    return found[0]
 
 
-def method_docset(wh, result_id: str, method: str, opt_run: int) -> str:
-    """The doc set a comparison evaluated for `method` in optimization run `opt_run`."""
-    rows = wh.rows(
-        "SELECT points FROM comparison_methods WHERE result_id = ? AND method = ?", [result_id, method]
-    )
-    if not rows:
-        known = [
-            r[0] for r in wh.rows("SELECT method FROM comparison_methods WHERE result_id = ?", [result_id])
-        ]
-        raise AttributionError(f"the comparison has no method {method!r} (it has {', '.join(sorted(known))})")
-    points = rows[0][0]
+def method_docset(comparison, method: str, opt_run: int) -> str:
+    """The doc set a stored comparison evaluated for `method` in optimization run `opt_run`."""
+    rows = comparison.methods[comparison.methods["method"] == method] if not comparison.methods.empty else []
+    if len(rows) == 0:
+        known = sorted(comparison.methods["method"]) if not comparison.methods.empty else []
+        raise AttributionError(f"the comparison has no method {method!r} (it has {', '.join(known)})")
+    points = rows.iloc[0]["points"]
     for p in json.loads(points) if isinstance(points, str) else points:
         if int(p.get("opt_run", 0)) == opt_run:
             return str(p["docset_id"])
@@ -165,15 +158,15 @@ def from_comparison(
     wh, compare_id: str, method: str, opt_run: int = 0, base_method: str = "og", leave_one_out: bool = True
 ) -> AttributionSpec:
     """The attribution of a comparison's doc set: its test tasks, evaluation agents and runs, base OG."""
-    comp = _latest_comparison(wh, compare_id)
-    spec = comp["spec"]
+    comp = _stored(wh, compare_id)
+    spec = comp.spec
     agent = AgentConfig(**spec["agent"])
     return AttributionSpec(
         benchmark=spec["benchmark"],
-        task_ids=tuple(comp["task_ids"]),
+        task_ids=tuple(comp.task_ids),
         agent=agent,
-        base=method_docset(wh, comp["result_id"], base_method, 0),
-        target=method_docset(wh, comp["result_id"], method, opt_run),
+        base=method_docset(comp, base_method, 0),
+        target=method_docset(comp, method, opt_run),
         temperature=float(spec["temperature"]),
         eval_runs=int(spec["eval_runs"]),
         leave_one_out=leave_one_out,
