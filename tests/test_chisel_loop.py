@@ -588,3 +588,80 @@ def test_cross_tool_validation_rejects_a_doc_that_pulls_other_tools_requests(tmp
     assert "cross_val_tasks" not in json.loads(
         Warehouse(tmp_path / "alone.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
     )  # runs without it keep the ids they had before it existed
+
+
+class RivalReader(DocReadingAgent):
+    """The doc reader, who answers price requests with the stock tool unless the quote doc shows usage
+    (UG or UE), and, once the order doc and the quote doc both show usage, asks for a quote on every order
+    request: two docs that each say when to use them, and it follows the wrong one. Each doc helps alone;
+    together they break the orders. Defined by the fields present, not by wording."""
+
+    def run(self, ctx):
+        docs = {d.tool: d for d in ctx.docs}
+
+        def usage(tool: str) -> bool:
+            return docs[tool].has("UG") or docs[tool].has("UE")
+
+        gold = ctx.task.gold[0]
+        if gold.tool == "shop.quote":
+            ctx.execute(
+                Call("shop.quote" if usage("shop.quote") else "shop.stock", {"item": gold.args["item"]})
+            )
+            return "answered"
+        if gold.tool == "shop.order" and usage("shop.order") and usage("shop.quote"):
+            ctx.execute(Call("shop.quote", {"item": gold.args["item"]}))
+            return "asked for a quote"
+        return super().run(ctx)
+
+
+def test_in_context_judging_keeps_two_docs_that_only_help_apart_from_both_being_kept(tmp_path) -> None:
+    """Judged beside the original docs, the order doc and the quote doc each gain usage, and the set they
+    form breaks every order; judged beside the order doc already selected, the quote doc's usage loses
+    the orders in its validation and is not kept, and the final set solves more test tasks."""
+    from core.evaluation import RunnerEvaluator
+    from core.warehouse import Warehouse
+
+    def run(in_context: bool, name: str):
+        bench = ShopBench(n=24, quote_tasks=12)
+        wh, result = _optimize_in(
+            tmp_path,
+            name,
+            bench,
+            RivalReader,
+            ("shop.order", "shop.quote"),
+            cross_val_tasks=6,
+            in_context=in_context,
+        )
+        split = get_or_create_split(wh, "shop/v1", bench.tasks(), seed=0, grouping=DEFAULT_GROUPING)
+        test = split.tasks(bench.tasks(), "test")
+        ts = (
+            RunnerEvaluator(wh, bench, AGENT, agent_factory=RivalReader)
+            .evaluate(result.docset, test, "test")
+            .ts
+        )
+        return wh, result, ts
+
+    def usage(doc: ToolDoc) -> bool:
+        return doc.has("UG") or doc.has("UE")
+
+    _, apart, apart_ts = run(False, "apart")
+    assert usage(apart.docset["shop.order"]) and usage(apart.docset["shop.quote"])
+    wh, together, together_ts = run(True, "together")
+    assert usage(together.docset["shop.order"]) and not usage(together.docset["shop.quote"])
+    assert together_ts > apart_ts
+    quote = next(t for t in together.tools if t.tool == "shop.quote")
+    assert quote.base_val_ts > next(t for t in apart.tools if t.tool == "shop.quote").base_val_ts
+    # every quote candidate was run beside the order doc the run had selected
+    order_doc = together.docset["shop.order"].doc_id
+    members = wh.query(
+        """SELECT DISTINCT m.doc_id FROM candidates c JOIN run_episodes re ON re.run_id = c.val_run
+           JOIN episodes e USING (episode_id)
+           JOIN doc_set_members m ON m.docset_id = e.docset_id AND m.tool = 'shop.order'
+           WHERE c.run_id = ? AND c.tool = 'shop.quote'""",
+        [together.run_id],
+    )["doc_id"].tolist()
+    assert members == [order_doc]
+    assert json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [together.run_id]))["in_context"]
+    assert "in_context" not in json.loads(
+        Warehouse(tmp_path / "apart.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
+    )  # runs judged beside the original docs keep the ids they had before the setting existed

@@ -505,6 +505,12 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     crossed.dc_algorithm = "docschisel-7"
     current, older = current_comparisons([crossed, misuse, grouped, revised, *newest_first])
     assert [c.compare_id for c in current] == ["c7", "c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
+    # and so is DocsChisel judging each tool beside the docs selected before it
+    judged = stored("c8", ["finance"], 5)
+    judged.spec |= {**crossed.spec, "in_context": True}
+    judged.dc_algorithm = "docschisel-7"
+    current, older = current_comparisons([judged, crossed, misuse, grouped, revised, *newest_first])
+    assert [c.compare_id for c in current] == ["c8", "c7", "c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
@@ -546,6 +552,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert "cross-tool" not in title(stored)
     stored.spec["cross_val_tasks"] = 6
     assert "6 cross-tool validation tasks per tool" in title(stored)
+    assert "in context" not in title(stored)
+    stored.spec["in_context"] = True
+    assert "tools judged in context" in title(stored)
 
 
 def test_spec_rejects_bad_input() -> None:
@@ -574,7 +583,7 @@ def test_the_cli_defaults_are_the_library_defaults() -> None:
     for cmd in (compare_command, optimize_command):
         assert default(cmd, "guard_val_tasks") == GUARD_VAL_TASKS
         assert default(cmd, "min_val_tasks") == MIN_VAL_TASKS
-        for name in ("misuse_tasks", "cross_val_tasks"):
+        for name in ("misuse_tasks", "cross_val_tasks", "in_context"):
             assert default(cmd, name) == getattr(OptimizeConfig(), name) == getattr(CompareSpec(), name)
     assert default(compare_command, "guard_limit") == GUARD_LIMIT
     from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS
@@ -734,6 +743,8 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     a.spec["split_grouping"], b.spec["misuse_tasks"] = "gold", 4
     assert pooled_frame([a, b]).empty
     b.spec["misuse_tasks"], b.spec["cross_val_tasks"] = 0, 6
+    assert pooled_frame([a, b]).empty
+    b.spec["cross_val_tasks"], b.spec["in_context"] = 0, True
     assert pooled_frame([a, b]).empty
 
 

@@ -82,6 +82,12 @@ class OptimizeConfig:
     # of its domain (0: none, the paper's setting; `core.chisel.decisions.cross_validation`): a doc read
     # beside the others can move the agent on their requests, and only their tasks show it.
     cross_val_tasks: int = 0
+    # Judge each tool's candidates beside the docs already selected for the tools optimized before it in
+    # this run, not beside the original docs (off: every tool against the original docs, the paper's
+    # setting). Selected independently, two docs that each help alone can cancel or hurt each other
+    # (their effects overlap, or one pulls the agent to its tool on the other's requests), and nothing
+    # judges the set they form; in context, the last changed tool is judged on the final set.
+    in_context: bool = False
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -129,6 +135,8 @@ class OptimizeConfig:
             d.pop("misuse_tasks")
         if not d["cross_val_tasks"]:  # likewise
             d.pop("cross_val_tasks")
+        if not d["in_context"]:  # likewise
+            d.pop("in_context")
         d["benchmark"] = benchmark_key
         d["agent"] = self.agent.to_json()
         d["domains"] = sorted(self.domains)

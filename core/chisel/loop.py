@@ -173,6 +173,7 @@ class Optimizer:
         selected: dict[str, ToolDoc] = {}
         total_tools = sum(len(v) for v in groups.values())
         done = 0
+        context = original  # the docs selected so far in this run (`in_context`), the others original
         for domain, items in groups.items():
             memory = DomainMemory(domain, enabled=cfg.memory)
             t0 = time.monotonic()
@@ -201,10 +202,17 @@ class Optimizer:
                     if self.progress:
                         self.progress(done, total_tools, tt.tool)
                     continue
-                tr = self._tool(tt, original, prof, memory, gt, split, priors)
+                tool_prof = prof
+                if cfg.in_context and context.docset_id != original.docset_id:
+                    tool_prof = {**prof, tt.tool: self._in_context_profile(tt, context, original)}
+                tr = self._tool(
+                    tt, context if cfg.in_context else original, tool_prof, memory, gt, split, priors
+                )
                 gt.flush()
                 result.tools.append(tr)
                 selected[tt.tool] = tr.selected
+                if cfg.in_context and tr.changed:
+                    context = context.replace(tr.selected, name=f"docschisel context after {tt.tool}")
                 done += 1
                 if self.progress:
                     self.progress(done, total_tools, tt.tool)
@@ -310,6 +318,31 @@ class Optimizer:
                 )
         return grown, self._slice(grown)
 
+    def _in_context_profile(self, tt: ToolTasks, context: DocSet, original: DocSet) -> ToolProfile:
+        """The tool's optimization and validation tasks run with the docs selected so far (`in_context`).
+
+        Its candidates are then judged against this outcome, not against the original docs', so a
+        doc that only helps where an earlier tool's selected doc already does, or that hurts beside
+        it, is not accepted. Costs one run of the tool's tasks; a resumed run reuses its episodes.
+        """
+        changed = [t for t in context if context[t].doc_id != original[t].doc_id]
+        self.wh.register_docset(
+            context,
+            benchmark=self.bench.name,
+            origin="docschisel-candidate",
+            name=context.name,
+            meta={"run_id": self.run_id, "context": changed},
+        )
+        label = {"tool": tt.tool, "context": True}
+        opt = self._evaluate(context, tt.opt, "opt", "chisel-profile", label)
+        val = self._evaluate(context, tt.val, "val", "chisel-profile", label)
+        p = ToolProfile(tt.tool, tt.domain, opt, val)
+        self.log(
+            f"[{tt.domain}] {tt.tool}: judged beside the docs selected so far ({', '.join(changed)}): "
+            f"TS val {p.base_val:.2f}, opt {p.base_opt:.2f}"
+        )
+        return p
+
     def _with_misuse(
         self, domain: str, items: list[ToolTasks], prof: dict[str, ToolProfile]
     ) -> tuple[list[ToolTasks], dict[str, ToolProfile]]:
@@ -354,16 +387,20 @@ class Optimizer:
     def _tool(
         self,
         tt: ToolTasks,
-        original: DocSet,
+        docs: DocSet,
         prof: dict[str, ToolProfile],
         memory: DomainMemory,
         gt: GroundTruth,
         split: Split,
         priors: dict | None = None,
     ) -> ToolResult:
-        """Iterate on one tool's doc, select, record; a tool finished earlier in this run is restored."""
+        """Iterate on one tool's doc, select, record; a tool finished earlier in this run is restored.
+
+        `docs` is the doc set its candidates are swapped into: the original docs, or with
+        `in_context` the docs selected so far (its own doc is still the original there).
+        """
         cfg = self.config
-        tool, d0, p = tt.tool, original[tt.tool], prof[tt.tool]
+        tool, d0, p = tt.tool, docs[tt.tool], prof[tt.tool]
         resumed = lineage.finished_tool(self.wh, self.run_id, tool)
         if resumed is not None:
             self.log(f"[{tt.domain}] {tool}: already optimized in this run (resumed)")
@@ -390,7 +427,7 @@ class Optimizer:
             domain=tt.domain,
             original=d0,
             current=d0,
-            docset=original,
+            docset=docs,
             iteration=0,
             seed=cfg.seed,
             gt=gt,
@@ -420,7 +457,7 @@ class Optimizer:
             self._phase(
                 f"optimizing {tt.tool}: iteration {n} of {cfg.iterations}, {len(failed)} failed traces"
             )
-            step = self._iteration(ctx, failed, memory, tt, original, p)
+            step = self._iteration(ctx, failed, memory, tt, docs, p)
             if step is None:
                 reason = "the diagnoses found nothing documentation could fix" if n == 1 else "no new plan"
                 break

@@ -137,6 +137,15 @@ cross_val_option = click.option(
     "0: none.",
 )
 
+in_context_option = click.option(
+    "--in-context",
+    is_flag=True,
+    default=False,  # core.chisel.config.OptimizeConfig.in_context
+    help="DocsChisel: judge each tool's candidates beside the docs already selected for the tools optimized "
+    "before it in the run (their tasks rerun with those docs), not beside the original docs, so two docs "
+    "that help alone but not together are not both kept.",
+)
+
 BENCHMARK_HELP = (
     "api-bank | api-bank-upstream | workbench | workbench-all | path to a benchmark folder | "
     "mcp:<server command> or mcp+http://host:port/mcp (with --tasks)."

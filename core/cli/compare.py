@@ -15,6 +15,7 @@ from core.cli.common import (
     executor_options,
     guard_val_option,
     headroom_option,
+    in_context_option,
     misuse_option,
     open_warehouse,
     split_csv,
@@ -118,6 +119,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 @guard_val_option
 @misuse_option
 @cross_val_option
+@in_context_option
 @click.option(
     "--guard-limit",
     type=click.IntRange(min=0),
@@ -197,6 +199,7 @@ def command(ctx: click.Context, **opts) -> None:
         guard_limit=opts["guard_limit"],
         misuse_tasks=opts["misuse_tasks"],
         cross_val_tasks=opts["cross_val_tasks"],
+        in_context=opts["in_context"],
     )
     wh = open_warehouse(opts["warehouse"])
     progress, cancelled = job_hooks(wh)

@@ -13,6 +13,7 @@ from core.cli.common import (
     executor_options,
     guard_val_option,
     headroom_option,
+    in_context_option,
     misuse_option,
     open_warehouse,
     split_csv,
@@ -77,6 +78,7 @@ from core.cli.common import (
 @guard_val_option
 @misuse_option
 @cross_val_option
+@in_context_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
 @click.option("--max-val-tasks", type=int, default=None, help="Seeded cap on validation tasks per tool.")
 @click.option(
@@ -120,6 +122,7 @@ def command(
     guard_val_tasks: int,
     misuse_tasks: int,
     cross_val_tasks: int,
+    in_context: bool,
     max_opt_tasks: int | None,
     max_val_tasks: int | None,
     max_traces: int | None,
@@ -174,6 +177,7 @@ def command(
         guard_val_tasks=guard_val_tasks,
         misuse_tasks=misuse_tasks,
         cross_val_tasks=cross_val_tasks,
+        in_context=in_context,
         name=name,
     )
     progress, cancelled = job_hooks(wh)

@@ -154,6 +154,11 @@ def cross_val_tasks(c: StoredComparison) -> int:
     return int(c.spec.get("cross_val_tasks") or 0)
 
 
+def in_context(c: StoredComparison) -> bool:
+    """Whether DocsChisel judged each tool beside the docs selected before it (`--in-context`)."""
+    return bool(c.spec.get("in_context"))
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
     runtime = runtime_label((c.detail or {}).get("runtime"))
@@ -165,6 +170,7 @@ def title(c: StoredComparison) -> str:
         f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
         f"{f'{misuse_tasks(c)} misuse tasks per tool · ' if misuse_tasks(c) else ''}"
         f"{f'{cross_val_tasks(c)} cross-tool validation tasks per tool · ' if cross_val_tasks(c) else ''}"
+        f"{'tools judged in context · ' if in_context(c) else ''}"
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
@@ -453,6 +459,7 @@ def _scope(c: StoredComparison) -> tuple:
         split_grouping(c),  # another split measures other test tasks: it never supersedes
         misuse_tasks(c),  # DocsChisel judged on other tasks is another method
         cross_val_tasks(c),
+        in_context(c),
     )
 
 
@@ -508,6 +515,7 @@ def _pool_key(c: StoredComparison) -> tuple:
         split_grouping(c),
         misuse_tasks(c),
         cross_val_tasks(c),
+        in_context(c),
     )
 
 

@@ -84,6 +84,7 @@ class CompareSpec:
     cross_val_tasks: int = (
         0  # DocsChisel: other optimized tools' optimization tasks in each tool's validation
     )
+    in_context: bool = False  # DocsChisel: judge each tool beside the docs selected before it
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -122,6 +123,8 @@ class CompareSpec:
             spec.pop("misuse_tasks")
         if not self.cross_val_tasks:  # likewise for comparisons made before cross-tool validation existed
             spec.pop("cross_val_tasks")
+        if not self.in_context:  # likewise
+            spec.pop("in_context")
         return content_hash("compare", spec, *([runtime] if runtime else []))
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
