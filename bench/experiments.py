@@ -397,6 +397,30 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
+    #  7: stage 6 with each tool judged in context (`--in-context`): a tool's candidates are swapped into
+    #     the docs already selected for the tools before it (alphabetical order), and its tasks are first
+    #     rerun with those docs for its TS⁰. Why: attribution of stage 5's run 0 measured its four changed
+    #     docs at +8.6, +8.6, +3.7 and +11.1 pp alone but +17.3 pp together (overlapping fixes), and GEPA's
+    #     set gained +4.9 pp without its RecordHealthData doc; judged apart, nothing sees the set the docs
+    #     form. With cross-tool validation, a later tool is also judged on the earlier tools' requests with
+    #     their selected docs in place. Plan per run: the first tool as in stage 6 (same seed and docs:
+    #     its episodes are reused), each later tool ~26 tasks x 3 samples to rerun (~80 episodes) plus its
+    #     candidates (~300): ~1,500 episodes at ~3 s (~75 min); 3 runs and 3 x 81 test episodes (OG's
+    #     reused): ~4,500 episodes, ~4 h on one core, resumable. Paired against stage 6 (same settings
+    #     without it) and stage 4 command 3 on the same 27 test tasks.
+    "compare-api-bank-7": (
+        4500,
+        4.0,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --cross-val-tasks 8 --in-context",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -606,6 +630,7 @@ WAREHOUSE = {
     "compare-api-bank-4": "data/compare-api-bank.duckdb",
     "compare-api-bank-5": "data/compare-api-bank.duckdb",
     "compare-api-bank-6": "data/compare-api-bank.duckdb",
+    "compare-api-bank-7": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
