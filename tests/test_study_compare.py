@@ -798,3 +798,56 @@ def test_attribution_of_a_comparison_reuses_its_base_and_target_episodes(compare
     )["episode_id"])  # fmt: skip
     assert len(base_runs) == s.eval_runs
     assert base_eps and base_eps <= episodes("compare", "method", "og")
+
+
+def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks() -> None:
+    """Two comparisons of the same test tasks whose DocsChisel differs in one setting pair DC by task."""
+    import pandas as pd
+
+    from core.study.compare_report import StoredComparison, settings_frame
+
+    def stored(cid: str, dc: dict[str, float], opt_runs: int = 3, **setting) -> StoredComparison:
+        spec = {
+            "domains": ["health"],
+            "agent": {"model": "m", "paradigm": "react"},
+            "temperature": 0.7,
+            "eval_runs": 3,
+            "opt_runs": opt_runs,
+            "split_grouping": "gold",
+            **setting,
+        }
+        return StoredComparison(
+            compare_id=cid,
+            result_id=cid,
+            benchmark="api-bank/domain",
+            spec=spec,
+            task_ids=sorted(dc),
+            created_at=None,
+            detail={"per_task": {"dc": {"ts": dc}, "og": {"ts": dict.fromkeys(dc, 0.0)}}},
+            methods=pd.DataFrame({"method": ["og", "dc"], "label": ["OG (original)", "DC (evidence)"]}),
+            dc_algorithm="docschisel-9",
+        )
+
+    base = stored("base", {"t1": 1.0, "t2": 1 / 3, "t3": 0.0, "t4": 2 / 3})
+    crossed = stored("crossed", {"t1": 1.0, "t2": 1.0, "t3": 2 / 3, "t4": 1 / 3}, cross_val_tasks=8)
+    both = stored("both", {"t1": 0.0, "t2": 0.0, "t3": 0.0, "t4": 0.0}, cross_val_tasks=8, in_context=True)
+    one_run = stored("one-run", {"t1": 0.0, "t2": 0.0, "t3": 0.0, "t4": 0.0}, opt_runs=1)
+    other_tasks = stored("elsewhere", {"u1": 1.0, "u2": 0.0}, in_context=True)
+    frame = settings_frame([both, crossed, one_run, other_tasks, base])  # newest first
+    assert list(zip(frame["setting"], frame["tasks"], strict=True)) == [
+        ("in context", 4),
+        ("cross-tool validation tasks", 4),
+    ]  # "both" and "base" differ in two settings; "elsewhere" has other test tasks
+    row = frame.iloc[1]
+    # the setting switched on comes first, though "base" is not older than it in the list
+    assert row["DC with"].startswith("cross-tool validation tasks 8 (`crossed`)")
+    assert row["DC with (other)"] == "the defaults (`base`)"  # the 3 x 3 one, not the 1-run "one-run"
+    assert row["TS %"] == pytest.approx(100 * (1 + 1 + 2 / 3 + 1 / 3) / 4)
+    assert row["other TS %"] == pytest.approx(100 * (1 + 1 / 3 + 0 + 2 / 3) / 4)
+    assert row["McNemar b/c"] == "2/1"  # t2 and t3 flip to solved (majority), t4 flips away
+    assert frame.iloc[0]["DC with"].startswith("cross-tool validation tasks 8, in context (`both`)")
+    revised = stored("revised", dict(base.detail["per_task"]["dc"]["ts"]))
+    revised.dc_algorithm = "docschisel-10"
+    row = settings_frame([revised, base]).iloc[0]
+    assert row["setting"] == "revision" and row["DC with"] == "docschisel-10 (`revised`)"
+    assert row["Δ pp [95% CI]"].startswith("+0.0")

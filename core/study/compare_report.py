@@ -499,8 +499,8 @@ def current_comparisons(comparisons: list[StoredComparison]) -> tuple[list[Store
     return current, older
 
 
-def _pool_key(c: StoredComparison) -> tuple:
-    """Comparisons that can be pooled: same benchmark, target agent, temperature, DC variants and split."""
+def _agent_key(c: StoredComparison) -> tuple:
+    """The benchmark, target agent and sampling temperature a comparison measured with."""
     s, a = c.spec, c.spec.get("agent") or {}
     return (
         c.benchmark,
@@ -509,13 +509,18 @@ def _pool_key(c: StoredComparison) -> tuple:
         a.get("paradigm"),
         a.get("doc_mode"),
         s.get("temperature"),
+    )
+
+
+def _pool_key(c: StoredComparison) -> tuple:
+    """Comparisons that can be pooled: same benchmark, target agent, temperature, DC variants and split."""
+    s = c.spec
+    return (
+        *_agent_key(c),
         tuple(s.get("optimizer_models") or ()),
         s.get("engine"),
-        c.dc_algorithm,
         split_grouping(c),
-        misuse_tasks(c),
-        cross_val_tasks(c),
-        in_context(c),
+        *dc_settings(c).values(),
     )
 
 
@@ -584,6 +589,93 @@ def pooled_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def dc_settings(c: StoredComparison) -> dict[str, Any]:
+    """The DocsChisel settings that make one comparison's DC another method than another's DC."""
+    return {
+        "revision": c.dc_algorithm,
+        "misuse tasks": misuse_tasks(c),
+        "cross-tool validation tasks": cross_val_tasks(c),
+        "in context": in_context(c),
+    }
+
+
+def _same_tasks_key(c: StoredComparison) -> tuple:
+    """Comparisons whose DC can be paired by task: same test tasks, target agent and sampling."""
+    return (*_agent_key(c), int(c.spec.get("eval_runs") or 1), split_grouping(c), tuple(sorted(c.task_ids)))
+
+
+def _opt_runs(c: StoredComparison) -> int:
+    return int(c.spec.get("opt_runs") or 1)
+
+
+def _setting_text(settings: dict[str, Any]) -> str:
+    return (
+        ", ".join(
+            f"{k} {v}" if not isinstance(v, bool) else k for k, v in settings.items() if v and k != "revision"
+        )
+        or "the defaults"
+    )
+
+
+def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
+    """DocsChisel against itself under one other setting, on the same test tasks.
+
+    A DocsChisel setting (misuse tasks, cross-tool validation, in-context judging, or the
+    algorithm revision) makes another method, so its comparison is reported apart and never
+    pooled. But comparisons with the same test tasks, target agent and evaluation runs evaluate
+    the same tasks with the same sampling seeds, so their DC outcomes pair by task: that paired
+    difference, not two separate gains over OG, is what says whether the setting helps. Only
+    pairs that differ in exactly one setting are shown (per setting, the comparison with most
+    optimization runs, then the newest).
+    """
+    chosen: dict[tuple, StoredComparison] = {}
+    for c in comparisons:  # newest first; per setting the one with most optimization runs
+        if "dc" in ((c.detail or {}).get("per_task") or {}):
+            key = (_same_tasks_key(c), tuple(dc_settings(c).items()))
+            if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
+                chosen[key] = c
+    members = list(chosen.values())
+    rows = []
+    for i, first in enumerate(members):
+        for second in members[i + 1 :]:
+            if _same_tasks_key(first) != _same_tasks_key(second):
+                continue
+            differ = [k for k, v in dc_settings(first).items() if dc_settings(second)[k] != v]
+            if len(differ) != 1:
+                continue
+            new, old = first, second  # the newer revision first, or the setting switched on first
+            if differ[0] != "revision" and not dc_settings(new)[differ[0]]:
+                new, old = second, first
+            a_set, b_set = dc_settings(new), dc_settings(old)
+            a = new.detail["per_task"]["dc"].get("ts", {})
+            b = old.detail["per_task"]["dc"].get("ts", {})
+            ev = paired_tasks(a, b)
+            if not ev["paired_n"]:
+                continue
+            common = sorted(set(a) & set(b))
+            setting = differ[0]
+            rows.append(
+                {
+                    "scope": ",".join(new.spec.get("domains") or ["all"]),
+                    "setting": setting,
+                    "DC with": f"{a_set[setting]} (`{new.compare_id}`)"
+                    if setting == "revision"
+                    else f"{_setting_text(a_set)} (`{new.compare_id}`)",
+                    "DC with (other)": f"{b_set[setting]} (`{old.compare_id}`)"
+                    if setting == "revision"
+                    else f"{_setting_text(b_set)} (`{old.compare_id}`)",
+                    "tasks": ev["paired_n"],
+                    "TS %": 100 * sum(a[t] for t in common) / len(common),
+                    "other TS %": 100 * sum(b[t] for t in common) / len(common),
+                    "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                    "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
+                    "p (McNemar)": _p(ev["mcnemar_p"]),
+                    "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def _finite_pct(v: float) -> float | None:
     return None if v is None or not math.isfinite(v) else v
 
@@ -612,6 +704,14 @@ def comparison_section(warehouse) -> str | None:
             "other), and the minimum detectable effect is what this many paired tasks could show at α = 0.05 "
             "with 80 % power. Where some test tasks repeat an optimization or validation task's gold call, the "
             "rows are given again without those tasks:\n\n" + table(pooled, floatfmt=".1f")
+        )
+    settings = settings_frame(comparisons)
+    if not settings.empty:
+        parts.append(
+            "**DocsChisel settings against each other** (comparisons above with the same test tasks, target "
+            "agent and evaluation runs, whose DocsChisel differs in one setting): DC's per-task TS under one "
+            "setting paired with its per-task TS under the other, with the same statistics as the pooled "
+            "rows:\n\n" + table(settings, floatfmt=".1f")
         )
     if unfinished:
         parts.append(

@@ -235,16 +235,27 @@ def stored_comparisons(path: str) -> None:
         f"{len(c.task_ids)} test tasks, the same for every method."
     )
     current, _ = report.current_comparisons(found)
-    pooled = report.pooled_frame(current)
-    if not pooled.empty:
-        st.markdown("#### Pooled over domains")
-        st.caption(
+    for heading, caption, frame in (
+        (
+            "Pooled over domains",
             "The paired per-task test on the union of the test tasks of comparisons with the same benchmark, "
             "target agent and temperature (one per domain): Δ with its bootstrap interval over tasks, McNemar "
             "counts of tasks that flipped each way, and the minimum detectable effect of that many pairs; "
-            "again without the test tasks that repeat an optimization task's gold call, where there are any."
-        )
-        st.dataframe(pooled.round(1), hide_index=True)
+            "again without the test tasks that repeat an optimization task's gold call, where there are any.",
+            report.pooled_frame(current),
+        ),
+        (
+            "DocsChisel settings against each other",
+            "Comparisons with the same test tasks, target agent and evaluation runs whose DocsChisel differs in "
+            "one setting (misuse tasks, cross-tool validation, in-context judging, its revision): DC's per-task "
+            "TS under one paired with the other, by task.",
+            report.settings_frame(current),
+        ),
+    ):
+        if not frame.empty:
+            st.markdown(f"#### {heading}")
+            st.caption(caption)
+            st.dataframe(frame.round(1), hide_index=True)
 
 
 def attribution(path: str, compare_id: str) -> None:
