@@ -416,6 +416,14 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     samples to rerun (~80 episodes) plus its candidates (~300): ~1,500 episodes at ~3 s (~75 min);
     #     3 runs and 3 x 81 test episodes (OG's reused): ~4,500 episodes, ~4 h on one core per command,
     #     resumable; the two commands run side by side.
+    #  Measured, command 1 (26566a8fab818f38, in context alone; runs of 20, 18 and 27 min, 234 episodes
+    #  run, 234 reused): TS OG 48.1, DC 65.4 (+17.3 pp [+6.2, +30.0], McNemar p 0.016, Mann-Whitney Holm
+    #  p 0.015, MDE 17.7; +35.9 % relative), TC 67.5; its runs 65.5, 61.8 and 69.1; 3.6 min per tool
+    #  against ~7 judged apart. Against stage 4 command 3's DC on the same tasks +0.8 pp [-4.1, +6.2];
+    #  against its GEPA +5.3 pp. In context, CancelRegistration's and ModifyRegistration's candidates never
+    #  reached the TS⁰ of the docs already selected (AppointmentRegistration's date format, which already
+    #  fixes CancelRegistration-level-1-3: 0 -> 0.78 without a CancelRegistration doc), so each run changed
+    #  2-3 docs instead of 3-4. Command 0 (with cross-tool validation) has its run 0 stored.
     "compare-api-bank-7": (
         9000,
         8.0,
