@@ -421,8 +421,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  p 0.015, MDE 17.7; +35.9 % relative), TC 67.5; its runs 65.5, 61.8 and 69.1; 3.6 min per tool
     #  against ~7 judged apart. Against stage 4 command 3's DC on the same tasks +0.8 pp [-4.1, +6.2];
     #  against its GEPA +5.3 pp. In context, CancelRegistration's and ModifyRegistration's candidates never
-    #  reached the TS⁰ of the docs already selected (AppointmentRegistration's date format, which already
-    #  fixes CancelRegistration-level-1-3: 0 -> 0.78 without a CancelRegistration doc), so each run changed
+    #  reached the TS⁰ of the docs already selected: AppointmentRegistration's date format (in every run,
+    #  beside RecordHealthData's structure) already moves CancelRegistration-level-1-3 from 0 to 0.78 (the
+    #  agent calls CancelRegistration, not AppointmentRegistration) with the original CancelRegistration
+    #  doc, so each run changed
     #  2-3 docs instead of 3-4. Command 0 (with cross-tool validation) has its run 0 stored.
     "compare-api-bank-7": (
         9000,
