@@ -424,8 +424,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  reached the TS⁰ of the docs already selected: AppointmentRegistration's date format (in every run,
     #  beside RecordHealthData's structure) already moves CancelRegistration-level-1-3 from 0 to 0.78 (the
     #  agent calls CancelRegistration, not AppointmentRegistration) with the original CancelRegistration
-    #  doc, so each run changed
-    #  2-3 docs instead of 3-4. Command 0 (with cross-tool validation) has its run 0 stored.
+    #  doc, so each run changed 2-3 docs instead of 3-4. Command 0 (with cross-tool validation) has its run 0 stored.
     "compare-api-bank-7": (
         9000,
         8.0,
