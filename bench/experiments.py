@@ -424,7 +424,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  reached the TS⁰ of the docs already selected: AppointmentRegistration's date format (in every run,
     #  beside RecordHealthData's structure) already moves CancelRegistration-level-1-3 from 0 to 0.78 (the
     #  agent calls CancelRegistration, not AppointmentRegistration) with the original CancelRegistration
-    #  doc, so each run changed 2-3 docs instead of 3-4. Command 0 (with cross-tool validation) has its run 0 stored.
+    #  doc, so each run changed 2-3 docs instead of 3-4.
+    #  Measured, command 0 (03524c3c258d7b1f; 351 episodes run, 117 reused): TS OG 48.1, DC 61.3 (+13.2 pp
+    #  [+3.3, +24.3], McNemar p 0.031, MDE 15.3), TC 65.4; against stage 6 +0.4 pp [-5.3, +5.8], against
+    #  command 1 -4.1 pp [-10.3, +2.1]: cross-tool validation costs TS with in-context judging too.
     "compare-api-bank-7": (
         9000,
         8.0,
