@@ -203,11 +203,9 @@ class Optimizer:
                         self.progress(done, total_tools, tt.tool)
                     continue
                 tool_prof = prof
-                if cfg.in_context and context.docset_id != original.docset_id:
+                if context.docset_id != original.docset_id:  # only ever so with `in_context`
                     tool_prof = {**prof, tt.tool: self._in_context_profile(tt, context, original)}
-                tr = self._tool(
-                    tt, context if cfg.in_context else original, tool_prof, memory, gt, split, priors
-                )
+                tr = self._tool(tt, context, tool_prof, memory, gt, split, priors)
                 gt.flush()
                 result.tools.append(tr)
                 selected[tt.tool] = tr.selected
