@@ -511,6 +511,12 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
     judged.dc_algorithm = "docschisel-7"
     current, older = current_comparisons([judged, crossed, misuse, grouped, revised, *newest_first])
     assert [c.compare_id for c in current] == ["c8", "c7", "c6", "c5", "c4", "c3", "c2"] and older == ["c1"]
+    # and so is DocsChisel judging candidates on more samples per task
+    sampled = stored("c9", ["finance"], 5)
+    sampled.spec |= {**judged.spec, "profile_repeats": 5}
+    sampled.dc_algorithm = "docschisel-7"
+    current, _ = current_comparisons([sampled, judged, crossed, misuse, grouped, revised, *newest_first])
+    assert [c.compare_id for c in current][:2] == ["c9", "c8"]
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
@@ -555,6 +561,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert "in context" not in title(stored)
     stored.spec["in_context"] = True
     assert "tools judged in context" in title(stored)
+    assert f"{stored.spec['profile_repeats']} samples per candidate" in title(stored)
+    stored.spec["profile_repeats"] = 5
+    assert "5 samples per candidate" in title(stored)
 
 
 def test_spec_rejects_bad_input() -> None:
@@ -846,6 +855,11 @@ def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks
     assert row["other TS %"] == pytest.approx(100 * (1 + 1 / 3 + 0 + 2 / 3) / 4)
     assert row["McNemar b/c"] == "2/1"  # t2 and t3 flip to solved (majority), t4 flips away
     assert frame.iloc[0]["DC with"].startswith("cross-tool validation tasks 8, in context (`both`)")
+    # more samples per candidate is a setting too: the higher count comes first
+    sampled = stored("sampled", {"t1": 1.0, "t2": 1.0, "t3": 0.0, "t4": 2 / 3}, profile_repeats=5)
+    row = settings_frame([base, sampled]).iloc[0]
+    assert row["setting"] == "samples per candidate"
+    assert row["DC with"] == "samples per candidate 5 (`sampled`)" and row["McNemar b/c"] == "1/0"
     revised = stored("revised", dict(base.detail["per_task"]["dc"]["ts"]))
     revised.dc_algorithm = "docschisel-10"
     row = settings_frame([revised, base]).iloc[0]

@@ -159,6 +159,11 @@ def in_context(c: StoredComparison) -> bool:
     return bool(c.spec.get("in_context"))
 
 
+def samples(c: StoredComparison) -> int:
+    """Samples per task DocsChisel profiled tools and judged candidates on (`--profile-repeats`)."""
+    return int(c.spec.get("profile_repeats") or 3)
+
+
 def title(c: StoredComparison) -> str:
     s, a = c.spec, c.spec.get("agent") or {}
     runtime = runtime_label((c.detail or {}).get("runtime"))
@@ -171,6 +176,7 @@ def title(c: StoredComparison) -> str:
         f"{f'{misuse_tasks(c)} misuse tasks per tool · ' if misuse_tasks(c) else ''}"
         f"{f'{cross_val_tasks(c)} cross-tool validation tasks per tool · ' if cross_val_tasks(c) else ''}"
         f"{'tools judged in context · ' if in_context(c) else ''}"
+        f"{samples(c)} samples per candidate · "
         f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
@@ -460,6 +466,7 @@ def _scope(c: StoredComparison) -> tuple:
         misuse_tasks(c),  # DocsChisel judged on other tasks is another method
         cross_val_tasks(c),
         in_context(c),
+        samples(c),
     )
 
 
@@ -596,6 +603,7 @@ def dc_settings(c: StoredComparison) -> dict[str, Any]:
         "misuse tasks": misuse_tasks(c),
         "cross-tool validation tasks": cross_val_tasks(c),
         "in context": in_context(c),
+        "samples per candidate": samples(c),
     }
 
 
@@ -608,10 +616,21 @@ def _opt_runs(c: StoredComparison) -> int:
     return int(c.spec.get("opt_runs") or 1)
 
 
+# each DocsChisel setting's default (`CompareSpec`): only settings that differ from it are named
+_SETTING_DEFAULTS: dict[str, Any] = {
+    "misuse tasks": 0,
+    "cross-tool validation tasks": 0,
+    "in context": False,
+    "samples per candidate": 3,
+}
+
+
 def _setting_text(settings: dict[str, Any]) -> str:
     return (
         ", ".join(
-            f"{k} {v}" if not isinstance(v, bool) else k for k, v in settings.items() if v and k != "revision"
+            k if isinstance(v, bool) else f"{k} {v}"
+            for k, v in settings.items()
+            if k in _SETTING_DEFAULTS and v != _SETTING_DEFAULTS[k]
         )
         or "the defaults"
     )
@@ -620,8 +639,8 @@ def _setting_text(settings: dict[str, Any]) -> str:
 def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     """DocsChisel against itself under one other setting, on the same test tasks.
 
-    A DocsChisel setting (misuse tasks, cross-tool validation, in-context judging, or the
-    algorithm revision) makes another method, so its comparison is reported apart and never
+    A DocsChisel setting (misuse tasks, cross-tool validation, in-context judging, samples per
+    candidate, or the algorithm revision) makes another method, so its comparison is reported apart and never
     pooled. But comparisons with the same test tasks, target agent and evaluation runs evaluate
     the same tasks with the same sampling seeds, so their DC outcomes pair by task: that paired
     difference, not two separate gains over OG, is what says whether the setting helps. Only
@@ -643,8 +662,9 @@ def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
             differ = [k for k, v in dc_settings(first).items() if dc_settings(second)[k] != v]
             if len(differ) != 1:
                 continue
-            new, old = first, second  # the newer revision first, or the setting switched on first
-            if differ[0] != "revision" and not dc_settings(new)[differ[0]]:
+            # the newer revision first, or the setting switched on (or set higher) first
+            new, old = first, second
+            if differ[0] != "revision" and dc_settings(new)[differ[0]] < dc_settings(old)[differ[0]]:
                 new, old = second, first
             a_set, b_set = dc_settings(new), dc_settings(old)
             a = new.detail["per_task"]["dc"].get("ts", {})
