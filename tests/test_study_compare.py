@@ -678,7 +678,11 @@ def test_headroom_band_chooses_the_compared_tools_from_a_profile(tmp_path) -> No
     # quotes: right unless the sampled reader is distracted
     assert compared_tools(wh, s, bench, evaluator) == ["shop.order", "shop.quote"]
     # a band whose floor lies above the orders' partial credit leaves only the quotes
-    assert compared_tools(wh, spec("unused", headroom=(0.6, 0.9)), bench, evaluator) == ["shop.quote"]
+    skipped: dict[str, str] = {}
+    assert compared_tools(wh, spec("unused", headroom=(0.6, 0.9)), bench, evaluator, skipped) == [
+        "shop.quote"
+    ]
+    assert list(skipped) == ["shop.order"] and "below the headroom band [0.60, 0.90]" in skipped["shop.order"]
     profile = wh.query("SELECT count(*) AS n, count(DISTINCT task_id) AS tasks FROM episodes").iloc[0]
     assert profile["n"] == 3 * profile["tasks"]  # profile_repeats samples per opt/val task
     _, tasks = compare_tasks(wh, s, bench, ["shop.quote"])

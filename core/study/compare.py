@@ -463,7 +463,8 @@ class Harness:
     # ------------------------------------------------------------------ main
     def run(self) -> CompareResult:
         spec, wh = self.spec, self.wh
-        self.tools = compared_tools(wh, spec, self.bench, self._evaluator)
+        skipped: dict[str, str] = {}
+        self.tools = compared_tools(wh, spec, self.bench, self._evaluator, skipped)
         split_id, tasks = compare_tasks(wh, spec, self.bench, self.tools)
         task_ids = [t.task_id for t in tasks]
         tools = study_tools(self.bench, tasks)
@@ -481,6 +482,10 @@ class Harness:
             f"comparison {self.cid}: {', '.join(spec.methods)} on {len(tasks)} test tasks "
             f"({len(tools)} tools), {spec.opt_runs} optimization × {spec.eval_runs} evaluation runs"
         )
+        if self.tools is not None:
+            self.log(f"compared tools (the methods' docs differ only there): {', '.join(self.tools)}")
+        for tool, reason in sorted(skipped.items()):
+            self.log(f"  skipped {tool}: {reason} (--headroom none compares it too)")
         guard = guard_tasks(wh, spec, self.bench, self.tools)
         self.total = self.planned_steps(guard=bool(guard))
         if guard:

@@ -161,7 +161,11 @@ def optimization_agent(spec: CompareSpec, opt_run: int) -> AgentConfig:
 
 
 def compared_tools(
-    warehouse, spec: CompareSpec, bench: Benchmark, evaluator_factory: Callable[..., Any] | None = None
+    warehouse,
+    spec: CompareSpec,
+    bench: Benchmark,
+    evaluator_factory: Callable[..., Any] | None = None,
+    skipped: dict[str, str] | None = None,
 ) -> list[str] | None:
     """The tools every method documents; None = every tool of the domains.
 
@@ -172,7 +176,8 @@ def compared_tools(
     `limit_tools` keeps, per domain, the tools with the most optimization and
     validation tasks (the rule of `core.chisel.profile.tool_tasks`), so
     EasyTool and DRAFT rewrite exactly the tools DocsChisel optimizes and the
-    test tasks are the ones that use them.
+    test tasks are the ones that use them. `skipped`, when given, receives each
+    profiled tool left out of the band and why, so the caller can say so.
     """
     if not spec.limit_tools and spec.headroom is None:
         return None
@@ -190,7 +195,7 @@ def compared_tools(
         max_opt=spec.max_opt_tasks,
         max_val=spec.max_val_tasks,
     )
-    skipped: dict[str, str] = {}
+    skipped = {} if skipped is None else skipped
     if spec.headroom is not None:
         by_domain = _with_headroom(warehouse, spec, bench, by_domain, evaluator_factory, skipped)
     if spec.limit_tools:
