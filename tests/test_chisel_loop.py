@@ -662,6 +662,27 @@ def test_in_context_judging_keeps_two_docs_that_only_help_apart_from_both_being_
     )["doc_id"].tolist()
     assert members == [order_doc]
     assert json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [together.run_id]))["in_context"]
+    # resumed, the run restores each finished tool with the TS⁰ it was judged against in context,
+    # without running its tasks beside the earlier docs again
+    lines: list[str] = []
+    config = OptimizeConfig(
+        benchmark="shop",
+        agent=AGENT,
+        iterations=4,
+        engine="evidence",
+        tools=("shop.order", "shop.quote"),
+        cross_val_tasks=6,
+        in_context=True,
+    )
+    again = optimize(
+        wh, config, benchmark=ShopBench(n=24, quote_tasks=12), agent_factory=RivalReader, log=lines.append
+    )
+    assert again.run_id == together.run_id and all(r.resumed for r in again.tools)
+    assert again.docset.docset_id == together.docset.docset_id
+    assert [(r.base_val_ts, r.base_opt_ts) for r in again.tools] == [
+        (r.base_val_ts, r.base_opt_ts) for r in together.tools
+    ]
+    assert not [line for line in lines if "judged beside the docs selected so far" in line]
     assert "in_context" not in json.loads(
         Warehouse(tmp_path / "apart.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
     )  # runs judged beside the original docs keep the ids they had before the setting existed

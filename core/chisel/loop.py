@@ -203,7 +203,10 @@ class Optimizer:
                         self.progress(done, total_tools, tt.tool)
                     continue
                 tool_prof = prof
-                if context.docset_id != original.docset_id:  # only ever so with `in_context`
+                # only ever so with `in_context`; a tool this run already finished keeps the TS⁰ it stored
+                if context.docset_id != original.docset_id and not lineage.finished_tool(
+                    self.wh, self.run_id, tt.tool
+                ):
                     tool_prof = {**prof, tt.tool: self._in_context_profile(tt, context, original)}
                 tr = self._tool(tt, context, tool_prof, memory, gt, split, priors)
                 gt.flush()

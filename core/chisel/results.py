@@ -51,6 +51,11 @@ class OptimizeResult:
     cancelled: bool = False
 
 
+def _stored(row: dict[str, Any], key: str, default: float) -> float:
+    value = row.get(key)
+    return default if value is None or value != value else float(value)  # NaN: not stored
+
+
 def resumed_tool(
     warehouse,
     row: dict[str, Any],
@@ -60,7 +65,11 @@ def resumed_tool(
     base_opt: float,
     memory: DomainMemory,
 ) -> ToolResult:
-    """A tool finished earlier in this run, rebuilt from its stored summary (its memory restored)."""
+    """A tool finished earlier in this run, rebuilt from its stored summary (its memory restored).
+
+    Its TS⁰ is the stored one where there is one: judged in context, that is the outcome beside the
+    docs selected before it, which the caller's `base_val` / `base_opt` (the original docs') are not.
+    """
     detail = row.get("detail") or {}
     if detail.get("memory") is not None and memory.enabled:
         memory.entries = DomainMemory.restore(memory.domain, detail["memory"], True).entries
@@ -69,8 +78,8 @@ def resumed_tool(
         domain=tt.domain,
         n_opt=len(tt.opt),
         n_val=len(tt.val),
-        base_val_ts=base_val,
-        base_opt_ts=base_opt,
+        base_val_ts=_stored(row, "base_val_ts", base_val),
+        base_opt_ts=_stored(row, "base_opt_ts", base_opt),
         best_val_ts=float(row["best_val_ts"]),
         original=d0,
         selected=warehouse.load_doc(row["selected_doc_id"]),
