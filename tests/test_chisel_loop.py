@@ -370,15 +370,16 @@ class EagerReader(DocReadingAgent):
         return super().run(ctx)
 
 
-def _optimize_in(tmp_path, name: str, bench, agent, tools: tuple[str, ...], **settings):
-    """(warehouse, result) of a 4-iteration evidence run of `tools` in its own warehouse file `name`."""
+def _optimize_in(tmp_path, name: str, bench, agent, tools: tuple[str, ...], log=None, **settings):
+    """(warehouse, result) of a 4-iteration evidence run of `tools` in its own warehouse file `name`
+    (run again with the same arguments, it resumes that run)."""
     from core.warehouse import Warehouse
 
     wh = Warehouse(tmp_path / f"{name}.duckdb")
     config = OptimizeConfig(
         benchmark="shop", agent=AGENT, iterations=4, engine="evidence", tools=tools, **settings
     )
-    return wh, optimize(wh, config, benchmark=bench, agent_factory=agent)
+    return wh, optimize(wh, config, benchmark=bench, agent_factory=agent, log=log)
 
 
 def test_the_guard_rejects_a_doc_that_makes_the_agent_act_when_nothing_should_be_done(tmp_path) -> None:
@@ -665,17 +666,15 @@ def test_in_context_judging_keeps_two_docs_that_only_help_apart_from_both_being_
     # resumed, the run restores each finished tool with the TS⁰ it was judged against in context,
     # without running its tasks beside the earlier docs again
     lines: list[str] = []
-    config = OptimizeConfig(
-        benchmark="shop",
-        agent=AGENT,
-        iterations=4,
-        engine="evidence",
-        tools=("shop.order", "shop.quote"),
+    _, again = _optimize_in(
+        tmp_path,
+        "together",
+        ShopBench(n=24, quote_tasks=12),
+        RivalReader,
+        ("shop.order", "shop.quote"),
+        log=lines.append,
         cross_val_tasks=6,
         in_context=True,
-    )
-    again = optimize(
-        wh, config, benchmark=ShopBench(n=24, quote_tasks=12), agent_factory=RivalReader, log=lines.append
     )
     assert again.run_id == together.run_id and all(r.resumed for r in again.tools)
     assert again.docset.docset_id == together.docset.docset_id
