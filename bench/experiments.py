@@ -543,6 +543,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             for d in ("analytics", "calendar", "email")
         ],
     ),
+    #  Measured, the profiles (2 samples per opt/val task; `--headroom` lets a tool below the TS band in
+    #  when its call-level partial credit lies in it): no calendar or email tool has TS⁰ above 0.
+    #  Calendar: create_event (partial credit ~0.48) and delete_event (~0.33) in, update_event (~0.14)
+    #  out; email: delete_email (~0.45), forward_email (~0.33) and send_email (~0.50) in, reply_email
+    #  (~0.05) out; 28 test tasks each. The agent writes without looking up first: delete_event with
+    #  the id of a lookup's doc example ("00000000"), create_event with a made-up address
+    #  ("sam@example.com") and, on "cancel my first meeting on December 7", create_event instead of
+    #  delete_event. Calendar (a3706a84876a0585, 3 x 3; DC runs of 19.6, 33.1 and ~30 min): TS 0 % for OG
+    #  and for every DC run, TC OG 71-86 %, DC 89-100 %: DC's delete_event usage line ("Use this tool,
+    #  not calendar.create_event, for requests like: can you cancel my first meeting ...") brings the
+    #  agent to the right tool, and its create_event parameter description ("look it up with
+    #  company_directory.find_email_address first, never make one up") did not make it call the lookup.
+    #  With TS 0 on every opt/val task, candidates were chosen by the partial-credit tie-break alone.
     "compare-workbench": (
         7200,
         70.0,
