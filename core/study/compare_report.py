@@ -159,9 +159,13 @@ def in_context(c: StoredComparison) -> bool:
     return bool(c.spec.get("in_context"))
 
 
+# `CompareSpec.profile_repeats`' default (read here without importing the spec's model stack)
+DEFAULT_SAMPLES = 3
+
+
 def samples(c: StoredComparison) -> int:
     """Samples per task DocsChisel profiled tools and judged candidates on (`--profile-repeats`)."""
-    return int(c.spec.get("profile_repeats") or 3)
+    return int(c.spec.get("profile_repeats") or DEFAULT_SAMPLES)
 
 
 def title(c: StoredComparison) -> str:
@@ -621,7 +625,7 @@ _SETTING_DEFAULTS: dict[str, Any] = {
     "misuse tasks": 0,
     "cross-tool validation tasks": 0,
     "in context": False,
-    "samples per candidate": 3,
+    "samples per candidate": DEFAULT_SAMPLES,
 }
 
 
