@@ -427,6 +427,43 @@ def test_table1_comes_back_from_the_run_archive_in_a_fresh_warehouse(warehouse, 
     assert paired_frame(fresh).equals(paired_frame(warehouse))
 
 
+def test_a_finished_runs_epochs_and_sop_lifetimes_come_back_from_the_run_archive(warehouse, tmp_path) -> None:
+    """The per-epoch and lifetime tables of RESULTS.md survive a fresh checkout; the SOPs (generated code)
+    and an unfinished run's epochs do not travel, and a restored run never resumes on SOPs it lacks."""
+    from core.sop.report import epochs_frame, lifecycle_frame, lifetimes_table
+    from core.sop.store import epoch_rows, load_state
+    from core.warehouse import Warehouse
+    from core.warehouse.archive import archive_runs, restore_runs
+
+    cons = _Plus({1: [BROKEN]})
+    res = _run(
+        warehouse,
+        _config(epochs=2),
+        bench=OfficeBench(18),
+        engines=(cons, OfflineMerger(), EvidenceReviewer()),
+    )
+    warehouse.record(
+        epoch_rows("unfinished", EpochSummary(0, "t0", (), (), 0.5, 0.5, 2.0, 10), [], {}, [], [])
+    )
+    archive_runs(warehouse, tmp_path / "runs")
+    fresh = Warehouse(tmp_path / "fresh.duckdb")
+    restore_runs(tmp_path / "runs", fresh)
+
+    assert epochs_frame(fresh, res.run_id).equals(epochs_frame(warehouse, res.run_id))
+    life = lifetimes_table(lifecycle_frame(fresh, res.run_id))
+    assert life.equals(lifetimes_table(lifecycle_frame(warehouse, res.run_id)))
+    broken = life[(life["name"] == BROKEN.name) & (life["origin"] == "manual")]
+    assert len(broken) == 1 and broken["e1"].iloc[0].endswith("✗"), "the pruned SOP keeps its name and cross"
+    assert fresh.scalar("SELECT count(*) FROM sops") == 0
+    assert (
+        fresh.scalar("SELECT count(*) FROM sop_decisions WHERE reason IS NOT NULL OR detail IS NOT NULL") == 0
+    )
+    assert fresh.scalar("SELECT count(*) FROM sop_epochs WHERE run_id = 'unfinished'") == 0
+    # resuming: every epoch of the original warehouse, only the atomic epoch 0 of the restored one
+    assert [e.epoch for e in load_state(warehouse, res.run_id).epochs] == [0, 1, 2]
+    assert [e.epoch for e in load_state(fresh, res.run_id).epochs] == [0]
+
+
 class _NoLookupAgent(RoutineAgent):
     """Weaker than RoutineAgent: with atomic tools it never looks anything up (it writes the name it was
     given as the id, so it never succeeds and its trajectories hold no routine); offered a fitting SOP,

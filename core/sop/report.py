@@ -85,13 +85,15 @@ def lifecycle_frame(wh: Any, run_id: str) -> pd.DataFrame:
     """One row per SOP and epoch it was evaluated in: its invocations, successes, and whether it was pruned there.
 
     Fig. 4: a bar per SOP across the epochs it lived, `successes/invocations` in
-    each block, a cross where it was pruned.
+    each block, a cross where it was pruned. A run restored from the results archive has no SOP rows: the
+    name and origin its usage rows carry stand in.
     """
     return wh.query(
-        """SELECT u.sop_id, s.name, s.origin, u.epoch, u.invocations, u.successes, u.optimal, u.partial, u.neutral,
-                  u.negative, u.defects,
+        """SELECT u.sop_id, coalesce(s.name, json_extract_string(u.detail, '$.name'), u.sop_id) AS name,
+                  coalesce(s.origin, json_extract_string(u.detail, '$.origin'), '') AS origin,
+                  u.epoch, u.invocations, u.successes, u.optimal, u.partial, u.neutral, u.negative, u.defects,
                   coalesce(d.action = 'pruned', false) AS pruned, coalesce(d.reason, '') AS reason
-           FROM sop_usage u JOIN sops s USING (sop_id)
+           FROM sop_usage u LEFT JOIN sops s USING (sop_id)
            LEFT JOIN sop_decisions d ON d.run_id = u.run_id AND d.epoch = u.epoch AND d.sop_id = u.sop_id
                                     AND d.action = 'pruned'
            WHERE u.run_id = ? ORDER BY s.name, u.epoch""",

@@ -95,6 +95,7 @@ def epoch_rows(
 ) -> list[Row]:
     """Every row of one epoch; the epoch row last (its presence marks the epoch done)."""
     e = summary.epoch
+    named = {s.sop_id: s for s in sops}
     rows: list[Row] = [sop_row(s) for s in sops]
     rows += [
         SopDecisionRow(run_id=run_id, epoch=e, sop_id=sid, action=action, reason=reason)
@@ -135,6 +136,12 @@ def epoch_rows(
             defects=u.defects,
             episodes=u.episodes,
             tasks=u.tasks,
+            # the SOP's name and origin beside its counts: the results archive keeps usage rows but not
+            # the SOPs (their code and docs are generated from benchmark trajectories), and the lifetime
+            # table of a restored run still names each SOP
+            detail={"name": named[u.sop_id].name, "origin": named[u.sop_id].origin}
+            if u.sop_id in named
+            else {},
         )
         for u in usage.values()
     ]
@@ -215,6 +222,7 @@ def load_state(warehouse: Any, run_id: str) -> RunState:
         )
     ids = {i for e in state.epochs for i in (*e.evaluated, *e.kept)}
     state.sops = {sid: sop_from_row(row) for sid, row in reads.sops_by_id(warehouse, ids).items()}
+    state.epochs = _resumable(state.epochs, state.sops)
     done = {e.epoch for e in state.epochs}
     by_epoch: dict[int, dict[str, Usage]] = {e: {} for e in sorted(done)}
     for u in reads.sop_usage(warehouse, run_id):
@@ -234,3 +242,18 @@ def load_state(warehouse: Any, run_id: str) -> RunState:
         for sid in (*e.added, *e.merged):
             state.born.setdefault(sid, e.epoch)
     return state
+
+
+def _resumable(epochs: list[EpochSummary], sops: Mapping[str, Sop]) -> list[EpochSummary]:
+    """The epochs a resumed run can build on: in order, up to the first whose SOPs are not all stored.
+
+    Why: the results archive restores a finished run's epoch and usage rows (for the results' tables)
+    but not its SOPs, whose code is generated from benchmark trajectories. An epoch whose toolset cannot
+    be rebuilt is run again (its episodes are reused by id) instead of resuming on an empty toolset.
+    """
+    out: list[EpochSummary] = []
+    for e in sorted(epochs, key=lambda e: e.epoch):
+        if any(i not in sops for i in (*e.evaluated, *e.kept)):
+            break
+        out.append(e)
+    return out

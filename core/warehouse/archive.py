@@ -17,8 +17,9 @@ any other.
 
 The same holds, one folder per experiment warehouse, for evaluation episodes
 (`archive_runs` / `restore_runs`): the runs, their episodes' outcomes, the
-doc sets' names, the field study's rows and the comparisons' results, without traces, calls, answers or
-errors (those quote the benchmark's tasks). An episode re-scored since it was archived takes its new
+doc sets' names, the field study's rows, the comparisons' results and the
+epochs and SOP usage of finished EvoSOP runs, without traces, calls, answers,
+errors or SOPs (those quote the benchmark's tasks). An episode re-scored since it was archived takes its new
 score into the archive. Restored into a fresh warehouse, they let a long
 experiment resume where the last session stopped — the runner reuses a stored
 episode by its content-hashed id — and the sections built from episode
@@ -60,11 +61,19 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "comparison_curves": (("result_id", "series", "opt_run", "budget"), ()),
     # an EvoSOP run's result (Table 1; read only by reports and the SOPs page)
     "sop_results": (("run_id",), ()),
+    # a finished EvoSOP run's epochs, per-SOP usage and decisions (the per-epoch and lifetime tables): ids,
+    # counts and scores; not the SOPs themselves (code and docs generated from the benchmark's
+    # trajectories), nor the decisions' reasons (a rejected SOP's reason quotes the model's output)
+    "sop_epochs": (("run_id", "epoch"), ()),
+    "sop_usage": (("run_id", "epoch", "sop_id"), ()),
+    "sop_decisions": (("run_id", "epoch", "sop_id", "action"), ("reason", "detail")),
     # which task ids each split put in opt / val / test (ids only, no benchmark content): the results tell
     # test tasks that repeat an optimization task's gold call apart once the benchmark's tasks are loaded
     "splits": (("split_id",), ()),
     "split_assignments": (("split_id", "task_id"), ()),
 }
+# tables archived for finished EvoSOP runs only: a restored unfinished run resumes from its episodes
+FINISHED_SOP_RUNS = frozenset({"sop_epochs", "sop_usage", "sop_decisions"})
 # the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
 ARCHIVED_SOURCE = "archive"
 # what of an episode's score is kept: the scoring rules' version and the outcome's kind, no values
@@ -139,7 +148,10 @@ def _kept_score(raw: object) -> str | None:
 
 def _run_rows(wh: Warehouse, table: str, dropped: tuple[str, ...]) -> pd.DataFrame:
     cols = ", ".join(f'"{c}"' for c in dropped)
-    df = wh.query(f"SELECT * EXCLUDE ({cols}) FROM {table}" if dropped else f"SELECT * FROM {table}")
+    where = " WHERE run_id IN (SELECT run_id FROM sop_results)" if table in FINISHED_SOP_RUNS else ""
+    df = wh.query(
+        (f"SELECT * EXCLUDE ({cols}) FROM {table}" if dropped else f"SELECT * FROM {table}") + where
+    )
     if table == "episodes":
         df = df[df["source"].fillna("") != "import"]  # imported traces are a dataset's, not a measurement
         df = df.assign(source=df["source"].replace(ARCHIVED_SOURCE, "run"))
