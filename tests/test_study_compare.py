@@ -545,7 +545,7 @@ def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it()
 
 def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_runs(compared) -> None:
     from core.chisel.config import ALGORITHM_VERSION
-    from core.study.compare_report import title
+    from core.study.compare_report import DEFAULT_SAMPLES, samples, title
 
     wh, _, _, result = compared
     stored = stored_comparisons(wh, result.compare_id)[0]
@@ -564,6 +564,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert f"{stored.spec['profile_repeats']} samples per candidate" in title(stored)
     stored.spec["profile_repeats"] = 5
     assert "5 samples per candidate" in title(stored)
+    # a comparison stored before the setting existed reads as the spec's default, which the report mirrors
+    del stored.spec["profile_repeats"]
+    assert samples(stored) == DEFAULT_SAMPLES == CompareSpec.__dataclass_fields__["profile_repeats"].default
 
 
 def test_spec_rejects_bad_input() -> None:

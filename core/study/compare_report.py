@@ -159,7 +159,7 @@ def in_context(c: StoredComparison) -> bool:
     return bool(c.spec.get("in_context"))
 
 
-# `CompareSpec.profile_repeats`' default (read here without importing the spec's model stack)
+# `CompareSpec.profile_repeats`' default (read here without importing the spec's model stack; a test holds them equal)
 DEFAULT_SAMPLES = 3
 
 
