@@ -918,6 +918,52 @@ def test_a_misused_tools_guidance_names_the_requests_it_is_not_for_and_the_right
     assert request_line(dialogue) == "Can you cancel my appointment with Dr. Lee?"
 
 
+def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(warehouse) -> None:
+    """Misrouted requests that all give an order id (a parameter the tool lacks) are named by that
+    parameter, not quoted: quoted requests share their surface ("Please ...") with the tool's own."""
+    from dataclasses import replace
+
+    from core.benchmarks.base import Call, Task
+    from core.benchmarks.splits import DEFAULT_GROUPING, get_or_create_split
+    from core.chisel.access import GroundTruth
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+
+    cancels = [
+        Task(
+            f"cancel-{i:03d}",
+            "shop",
+            f"User: Please cancel my order.\nAI: Which one?\nUser: Order {4700 + i}, item{i} on day {i + 1}.",
+            (
+                Call(
+                    "shop.cancel", {"order_id": str(4700 + i), "item_day": f"2024-02-{i + 1:02d}", "why": "x"}
+                ),
+            ),
+            ("shop.cancel",),
+        )
+        for i in range(12)
+    ]
+    base = _shop_ctx(warehouse)
+    tasks = [*base.benchmark.tasks(), *cancels]
+    split = get_or_create_split(warehouse, "shop/cancel", tasks, seed=0, grouping=DEFAULT_GROUPING)
+    ctx = replace(base, gt=GroundTruth(warehouse, "probe", split, tasks), opt_task_ids=split.ids("opt"))
+    misrouted = [t for t in ctx.opt_task_ids if t.startswith("cancel-")][:3]
+    orders = [t for t in ctx.opt_task_ids if t.startswith("order-")][:2]
+    findings = [
+        *(
+            Finding("misused", "called order", other_tool="shop.cancel", data={"task_id": t})
+            for t in misrouted
+        ),
+        *(Finding("misused", "called order", other_tool="shop.quote", data={"task_id": t}) for t in orders),
+    ]
+    ug = Synth(ctx, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
+    # item_day shares a word with the tool's own `item`; `why` is not stated in the requests
+    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
+    assert "4700" not in ug and "cancel my order" not in ug
+    assert "call shop.quote for those." in ug, "requests with no such parameter are still quoted"
+
+
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:
     """ "change it to October 12th" states 2023-10-12: the doc owes its format, never the value."""
     from core.chisel.engines.synth import implied_value, stated_in

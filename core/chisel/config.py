@@ -10,7 +10,7 @@ from core.benchmarks.splits import DEFAULT_GROUPING, check_grouping
 
 # Part of the run id: bump it when a change makes the optimizer decide differently, so that
 # re-running a command after such a change starts a new run instead of resuming an old one.
-ALGORITHM_VERSION = "docschisel-9"  # 9: a value the request states in another format (a date in words) is not an implied value, values the requests state are not listed as allowed values, and quoted requests are the turn that asks (not "Yes, please."); 8: the no-call validation guard, headroom on own tasks, implied values and lookup sources in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
+ALGORITHM_VERSION = "docschisel-10"  # 10: a misused tool's doc names the parameter that routes the misrouted requests elsewhere instead of quoting them; 9: a value the request states in another format (a date in words) is not an implied value, values the requests state are not listed as allowed values, and quoted requests are the turn that asks (not "Yes, please."); 8: the no-call validation guard, headroom on own tasks, implied values and lookup sources in IPD; 7: memory outcomes weighted by failure class and tool; 6: selection and memory credit by TS over all evaluated episodes
 # The LLM engine's own version, in the run id of LLM-engine runs only (evidence-engine runs keep theirs):
 # 2: a generation reply that leaves a planned field empty is sent back; a candidate that repeats the
 # original or an earlier one is asked for again with what was tried. 3: a plan may name only the fields

@@ -592,16 +592,60 @@ class Synth:
         return dict(sorted(out.items()))
 
     def _not_for(self) -> list[str]:
-        """Sentences saying which requests this tool is not for, and which tool serves them."""
+        """Sentences saying which requests this tool is not for, and which tool serves them.
+
+        Where the requests the agent misrouted all state a value this tool has no parameter for (an
+        appointment ID, for a tool that only books), that parameter is the sentence: it names what
+        tells the requests apart. Quoted requests alone share their surface with this tool's own
+        ("Can you help me ..."), and a small model then avoids this tool on its own requests too.
+        """
         lines = []
+        cued: dict[tuple[str, ...], list[str]] = {}
         for other, quotes in self._misused().items():
+            cue = self._given(other)
+            if cue:
+                cued.setdefault(cue, []).append(other)
+                continue
             quoted = "; ".join(f'"{q}"' for q in quotes)
             lines.append(
                 f"Do not use it for requests like: {quoted}; call {other} for those."
                 if quoted
                 else f"Do not use it where {other} applies; call {other} for those requests."
             )
+        for cue, others in cued.items():
+            lines.insert(
+                0,
+                f"It takes no {' or '.join(cue)}: when the request gives one, call {' or '.join(others)} "
+                "instead.",
+            )
         return lines
+
+    def _given(self, other: str) -> tuple[str, ...]:
+        """Parameters of `other` with no counterpart here that every misrouted request states a value of.
+
+        A parameter has a counterpart when its name shares a word with one of this tool's own
+        (`new_appointment_date` and `date`): the agent may well pass that one here. Only the name is
+        written, never the value.
+        """
+        tids = [
+            f.data.get("task_id")
+            for f in self.findings
+            if f.cls == "misused" and f.other_tool and self._display(f.other_tool) == other
+        ]
+        tids = sorted({t for t in tids if t in self.ctx.opt_task_ids})
+        if not tids:
+            return ()
+        words = {w for p in self.doc.parameters for w in p.name.lower().split("_")}
+        counts: dict[str, int] = {}
+        for tid in tids:
+            query = self.ctx.gt.query(tid) or ""
+            call = next(
+                (c for c in self.ctx.gt.calls(tid, "synthesis") if self._display(c.tool) == other), None
+            )
+            for name, value in (call.args if call else {}).items():
+                if not words & set(name.lower().split("_")) and stated_in(value, query):
+                    counts[name] = counts.get(name, 0) + 1
+        return tuple(sorted(n for n, c in counts.items() if c == len(tids)))
 
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
