@@ -472,30 +472,31 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
-    #  9: stage 7 command 1 (in context) with misuse tasks (`--misuse-tasks 4`), DocsChisel 10. Why: the
-    #     test tasks neither OG nor stage 7's DC ever solves are mostly ModifyRegistration requests
-    #     ("Can you help me reschedule my appointment ...? ... It's 12345678.") answered with
-    #     AppointmentRegistration: 5 of the 27 (0, 0, 0.33, 0 and 0 in both), the rest of DC's gap to +50 %.
-    #     Stage 5 put misuse tasks in AppointmentRegistration's sets: its "Do not use it for requests like:
-    #     'Can you help me change my appointment date and doctor?' ..." fixed the misrouted opt tasks and
-    #     lost 3 of the tool's own (the quoted requests share "Can you help me ..." with its own, and the
-    #     agent shunned it there), so it was never accepted. DocsChisel 10 names the parameter that tells
-    #     the requests apart instead - every misrouted request states an appointment ID, which
-    #     AppointmentRegistration has no parameter for: "It takes no appointment_id: when the request
-    #     gives one, call CancelRegistration or ModifyRegistration instead." Plan: per run, stage 7's
-    #     ~500 episodes plus the misuse tasks' share of AppointmentRegistration's candidates (~12 per
-    #     iteration) and whatever the changed choices make new (~600 in all), 3 runs, and 3 x 81 test
-    #     episodes (OG's reused): ~2,100 episodes at ~3.5 s, ~2.3 h on one core, resumable. Paired against
-    #     OG on the same 27 test tasks; stage 7 command 1 (DocsChisel 9, no misuse tasks) differs in two
-    #     settings, so its DC is compared through OG.
+    #  9: stage 5 (misuse tasks, `--misuse-tasks 4`) with DocsChisel 10. Why: the test tasks neither OG
+    #     nor any DC stage ever solves are mostly ModifyRegistration requests ("Can you help me reschedule
+    #     my appointment ...? ... It's 12345678.") answered with AppointmentRegistration: 5 of the 27 (0,
+    #     0, 0.33, 0 and 0 under OG and stage 7's DC), most of DC's gap to +50 %. In stage 5 the misuse
+    #     sentence on AppointmentRegistration ("Do not use it for requests like: 'Can you help me change
+    #     my appointment date and doctor?' ...") fixed the misrouted opt tasks and lost 3 of the tool's
+    #     own (the quoted requests share "Can you help me ..." with its own, and the agent shunned it
+    #     there), so it was never accepted. DocsChisel 10 names the parameter that tells the requests
+    #     apart instead - every misrouted request states an appointment ID, which AppointmentRegistration
+    #     has no parameter for: "It takes no appointment_id: when the request gives one, call
+    #     CancelRegistration or ModifyRegistration instead." Judged apart, not in context: in context
+    #     (stage 7's setting) the misuse tasks joined AppointmentRegistration's sets but its first
+    #     iterations' samples misrouted none of them, so no misuse was diagnosed (a pilot, stopped after
+    #     two tools). Plan: as stage 5, 3 DC runs of ~35 min (~600 episodes each at ~3.5 s, those of
+    #     candidates stage 5 also tried reused) and 3 x 81 test episodes (OG's reused): ~2,100
+    #     episodes, ~2.2 h on one core, resumable. Paired against stage 5 (the same settings but the
+    #     revision) in the settings table, and against OG on the same 27 test tasks.
     "compare-api-bank-9": (
         2100,
-        2.3,
+        2.2,
         [
             _compare(
                 "health",
                 "og,dc",
-                "--optimizer-model evidence --max-traces 3 --in-context --misuse-tasks 4",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
                 3,
                 grouping="gold",
             ),
