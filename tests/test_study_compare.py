@@ -543,6 +543,47 @@ def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it()
     assert [c.compare_id for c in current] == ["s3", "s1b"] and older == ["s2", "s1"]
 
 
+def test_a_comparison_rerun_under_another_revision_keeps_both_results(compared, tmp_path) -> None:
+    """Same settings, same id: a snapshot stored after the DocsChisel algorithm changed is another
+    method's result and never hides the earlier revision's; a later snapshot of the same revision does."""
+    import shutil
+    from datetime import timedelta
+    from pathlib import Path
+
+    from core.study.compare_report import stored_comparisons
+    from core.warehouse import Warehouse
+
+    wh, _, _, result = compared
+    copy = tmp_path / "wh.duckdb"
+    for suffix in ("", ".wal"):  # rows not yet checkpointed are in the write-ahead log
+        if Path(f"{wh.path}{suffix}").exists():
+            shutil.copy(f"{wh.path}{suffix}", f"{copy}{suffix}")
+    wh = Warehouse(copy)
+    (first,) = stored_comparisons(wh, result.compare_id)
+    head = wh.query("SELECT * FROM comparisons WHERE result_id = ?", [first.result_id]).iloc[0].to_dict()
+
+    def snapshot(result_id: str, hours: int, algorithm: str | None) -> None:
+        detail = json.loads(head["detail"])
+        if algorithm:  # DC's doc sets come from a run of another revision
+            run = wh.query("SELECT * FROM runs WHERE run_id = ?", [detail["producers"]["dc"][0]]).iloc[0]
+            config = {**json.loads(run["config"]), "algorithm": algorithm}
+            wh.insert("runs", [{**run.to_dict(), "run_id": f"run-{result_id}", "config": json.dumps(config)}])
+            detail["producers"] = {**detail["producers"], "dc": [f"run-{result_id}"]}
+        row = {**head, "result_id": result_id, "created_at": head["created_at"] + timedelta(hours=hours)}
+        wh.insert("comparisons", [{**row, "detail": json.dumps(detail)}])
+        methods = wh.query("SELECT * FROM comparison_methods WHERE result_id = ?", [first.result_id])
+        wh.insert("comparison_methods", methods.assign(result_id=result_id))
+
+    snapshot("same-revision", 1, None)
+    assert [c.result_id for c in stored_comparisons(wh, result.compare_id)] == ["same-revision"]
+    snapshot("next-revision", 2, "docschisel-next")
+    found = stored_comparisons(wh, result.compare_id)
+    assert [(c.result_id, c.dc_algorithm) for c in found] == [
+        ("next-revision", "docschisel-next"),
+        ("same-revision", first.dc_algorithm),
+    ]
+
+
 def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_runs(compared) -> None:
     from core.chisel.config import ALGORITHM_VERSION
     from core.study.compare_report import DEFAULT_SAMPLES, samples, title

@@ -56,14 +56,19 @@ def _ordered(frame: pd.DataFrame, **orders: dict[str, int]) -> pd.DataFrame:
 
 
 def stored_comparisons(warehouse, compare_id: str | None = None) -> list[StoredComparison]:
-    """The latest finished snapshot of each comparison (or of one), newest first."""
+    """The latest finished snapshot of each comparison (or of one) per DocsChisel revision, newest first.
+
+    A comparison's id is its settings, so a command re-run after the DocsChisel algorithm changed
+    stores a snapshot under the same id; it measures another method, and the earlier revision's
+    snapshot stays a result of its own (the settings table pairs the two).
+    """
     heads = warehouse.query(
         """SELECT * FROM comparisons WHERE status = 'finished' AND (? IS NULL OR compare_id = ?)
-           QUALIFY row_number() OVER (PARTITION BY compare_id ORDER BY created_at DESC) = 1
            ORDER BY created_at DESC""",
         [compare_id, compare_id],
     )
-    out = []
+    out: list[StoredComparison] = []
+    seen: set[tuple[str, str | None]] = set()
     for h in heads.itertuples(index=False):
         frames = {
             name: warehouse.query(f"SELECT * FROM comparison_{name} WHERE result_id = ?", [h.result_id])
@@ -88,6 +93,10 @@ def stored_comparisons(warehouse, compare_id: str | None = None) -> list[StoredC
                 shared_gold=shared_gold_tasks(warehouse, h.split_id, list(h.task_ids)),
             )
         )
+        if (h.compare_id, out[-1].dc_algorithm) in seen:
+            out.pop()  # an older snapshot of the same comparison and revision
+        else:
+            seen.add((h.compare_id, out[-1].dc_algorithm))
     return out
 
 

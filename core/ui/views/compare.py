@@ -170,7 +170,9 @@ def stored_comparisons(path: str) -> None:
     found = q.comparisons(path)
     if not found:
         return
-    by_id = {c.compare_id: c for c in found}
+    by_id: dict[str, report.StoredComparison] = {}
+    for c in found:  # newest first: a comparison re-run under a later revision is two, the older by revision
+        by_id[c.compare_id if c.compare_id not in by_id else f"{c.compare_id} ({c.dc_algorithm})"] = c
     cid = st.selectbox(
         "Comparison", list(by_id), format_func=lambda i: report.title(by_id[i]), key="cmp_stored"
     )
