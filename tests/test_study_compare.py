@@ -857,33 +857,50 @@ def test_attribution_of_a_comparison_reuses_its_base_and_target_episodes(compare
     assert base_eps and base_eps <= episodes("compare", "method", "og")
 
 
+def _stored_comparison(
+    cid: str,
+    dc: dict[str, float] | None,
+    opt_runs: int = 3,
+    peers: dict[str, dict[str, float]] | None = None,
+    **setting,
+):
+    """A stored health comparison of OG, DC (unless `dc` is None) and `peers`, per-task TS given."""
+    from core.study.compare_report import StoredComparison
+
+    spec = {
+        "domains": ["health"],
+        "agent": {"model": "m", "paradigm": "react"},
+        "temperature": 0.7,
+        "eval_runs": 3,
+        "opt_runs": opt_runs,
+        "split_grouping": "gold",
+        **setting,
+    }
+    per_task = {
+        **({"dc": {"ts": dc}} if dc is not None else {}),
+        **{m: {"ts": t} for m, t in (peers or {}).items()},
+    }
+    tasks = sorted(next(iter(per_task.values()))["ts"])
+    labels = {"og": "OG (original)", "dc": "DC (evidence)", "gepa": "GEPA", "et": "ET (EasyTool)"}
+    methods = ["og", *per_task]
+    return StoredComparison(
+        compare_id=cid,
+        result_id=cid,
+        benchmark="api-bank/domain",
+        spec=spec,
+        task_ids=tasks,
+        created_at=None,
+        detail={"per_task": {**per_task, "og": {"ts": dict.fromkeys(tasks, 0.0)}}},
+        methods=pd.DataFrame({"method": methods, "label": [labels[m] for m in methods]}),
+        dc_algorithm="docschisel-9" if dc is not None else None,
+    )
+
+
 def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks() -> None:
     """Two comparisons of the same test tasks whose DocsChisel differs in one setting pair DC by task."""
-    import pandas as pd
+    from core.study.compare_report import settings_frame
 
-    from core.study.compare_report import StoredComparison, settings_frame
-
-    def stored(cid: str, dc: dict[str, float], opt_runs: int = 3, **setting) -> StoredComparison:
-        spec = {
-            "domains": ["health"],
-            "agent": {"model": "m", "paradigm": "react"},
-            "temperature": 0.7,
-            "eval_runs": 3,
-            "opt_runs": opt_runs,
-            "split_grouping": "gold",
-            **setting,
-        }
-        return StoredComparison(
-            compare_id=cid,
-            result_id=cid,
-            benchmark="api-bank/domain",
-            spec=spec,
-            task_ids=sorted(dc),
-            created_at=None,
-            detail={"per_task": {"dc": {"ts": dc}, "og": {"ts": dict.fromkeys(dc, 0.0)}}},
-            methods=pd.DataFrame({"method": ["og", "dc"], "label": ["OG (original)", "DC (evidence)"]}),
-            dc_algorithm="docschisel-9",
-        )
+    stored = _stored_comparison
 
     base = stored("base", {"t1": 1.0, "t2": 1 / 3, "t3": 0.0, "t4": 2 / 3})
     crossed = stored("crossed", {"t1": 1.0, "t2": 1.0, "t3": 2 / 3, "t4": 1 / 3}, cross_val_tasks=8)
@@ -913,3 +930,28 @@ def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks
     row = settings_frame([revised, base]).iloc[0]
     assert row["setting"] == "revision" and row["DC with"] == "docschisel-10 (`revised`)"
     assert row["Δ pp [95% CI]"].startswith("+0.0")
+
+
+def test_each_docschisel_setting_meets_the_peers_of_other_comparisons_on_the_same_tasks() -> None:
+    """GEPA run in one comparison, a DC setting tried in a later one: paired by task, Holm over the scope."""
+    from core.study.compare_report import peers_frame
+    from core.study.stats import holm
+
+    tasks = [f"t{i}" for i in range(8)]
+    gepa_ts = dict.fromkeys(tasks, 0.0)
+    with_gepa = _stored_comparison("with-gepa", dict.fromkeys(tasks, 0.0), peers={"gepa": gepa_ts})
+    in_context = _stored_comparison("in-context", dict.fromkeys(tasks, 1.0), in_context=True)
+    one_run_gepa = _stored_comparison("gepa-1", None, opt_runs=1, peers={"gepa": dict.fromkeys(tasks, 1.0)})
+    elsewhere = _stored_comparison("elsewhere", {"u1": 1.0}, peers={"et": {"u1": 0.0}})
+    frame = peers_frame([in_context, one_run_gepa, elsewhere, with_gepa])  # newest first
+    # the 3-run GEPA, never the 1-run one; with-gepa's own DC-GEPA pair is its own table; the other
+    # tasks pair only among themselves (and there DC and ET are one comparison)
+    assert list(frame["DC with"]) == ["in context, docschisel-9 (`in-context`)"]
+    row = frame.iloc[0]
+    assert row["peer"] == "GEPA, 3 opt runs (`with-gepa`)" and row["tasks"] == 8
+    assert row["McNemar b/c"] == "8/0" and row["DC TS %"] == 100.0 and row["peer TS %"] == 0.0
+    # a second setting against the same peer: Holm over both rows of the scope
+    crossed = _stored_comparison("crossed", {**dict.fromkeys(tasks, 0.0), "t0": 1.0}, cross_val_tasks=8)
+    frame = peers_frame([crossed, in_context, with_gepa])
+    raw = [float(p) for p in frame["p (McNemar)"]]
+    assert [float(p) for p in frame["p (Holm)"]] == pytest.approx([round(p, 4) for p in holm(raw)], abs=1e-4)

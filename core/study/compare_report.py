@@ -17,7 +17,7 @@ import pandas as pd
 
 from core.study.compare_rows import BASELINES, paired_tasks
 from core.study.gold_overlap import overlap_frame, shared_gold_tasks
-from core.study.stats import relative_improvement
+from core.study.stats import holm, relative_improvement
 from core.tables import markdown_table as table
 
 
@@ -713,6 +713,80 @@ def _finite_pct(v: float) -> float | None:
     return None if v is None or not math.isfinite(v) else v
 
 
+# the peers DocsChisel is measured against across comparisons (OG is every comparison's own baseline)
+PEERS = ("gepa", "et", "drt")
+
+
+def _label(c: StoredComparison, method: str) -> str:
+    rows = c.methods[c.methods["method"] == method] if "label" in c.methods else c.methods.iloc[0:0]
+    return str(rows.iloc[0]["label"]) if len(rows) else method
+
+
+def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
+    """Each DocsChisel setting against each peer measured in another comparison on the same test tasks.
+
+    Comparisons with the same test tasks, target agent and evaluation runs evaluate every doc set with
+    the same sampling seeds, so any method of one pairs by task with any method of another. A peer
+    (GEPA, EasyTool, DRAFT) is run in one comparison, and a DocsChisel setting tried later in another
+    is otherwise never set against it. Per scope, each DC setting (the comparison with most
+    optimization runs, then the newest) meets each peer (likewise); pairs inside one comparison are
+    that comparison's own significance table and are left out. p-values are Holm-corrected over the
+    rows of a scope: picking the best of several settings against one peer is a multiple comparison.
+    """
+    chosen_dc: dict[tuple, StoredComparison] = {}
+    chosen_peer: dict[tuple, StoredComparison] = {}
+    for c in comparisons:  # newest first
+        per_task = (c.detail or {}).get("per_task") or {}
+        keys = []
+        if "dc" in per_task:
+            keys.append((chosen_dc, (_same_tasks_key(c), tuple(dc_settings(c).items()))))
+        keys += [(chosen_peer, (_same_tasks_key(c), m)) for m in PEERS if m in per_task]
+        for chosen, key in keys:
+            if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
+                chosen[key] = c
+    rows = []
+    for (scope_key, settings), dc in chosen_dc.items():
+        for (peer_scope, method), peer in chosen_peer.items():
+            if peer_scope != scope_key or peer.result_id == dc.result_id:
+                continue
+            a = dc.detail["per_task"]["dc"].get("ts", {})
+            b = peer.detail["per_task"][method].get("ts", {})
+            ev = paired_tasks(a, b)
+            if not ev["paired_n"]:
+                continue
+            common = sorted(set(a) & set(b))
+            split = "" if split_grouping(dc) == "gold" else ", task-level split"
+            rows.append(
+                {
+                    "scope": ",".join(dc.spec.get("domains") or ["all"]) + split,
+                    "group": scope_key,
+                    "DC with": f"{_setting_text(dict(settings))}, {dc.dc_algorithm} (`{dc.compare_id}`)",
+                    "peer": f"{_label(peer, method)}, {_opt_runs(peer)} opt runs (`{peer.compare_id}`)",
+                    "tasks": ev["paired_n"],
+                    "DC TS %": 100 * sum(a[t] for t in common) / len(common),
+                    "peer TS %": 100 * sum(b[t] for t in common) / len(common),
+                    "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                    "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
+                    "p (McNemar)": ev["mcnemar_p"],
+                    "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
+                }
+            )
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    df["p (Holm)"] = df["p (McNemar)"]
+    for idx in df.groupby("group", sort=False).groups.values():
+        ps = [
+            1.0 if p is None or (isinstance(p, float) and math.isnan(p)) else p
+            for p in df.loc[idx, "p (McNemar)"]
+        ]
+        df.loc[idx, "p (Holm)"] = holm(ps)
+    for col in ("p (McNemar)", "p (Holm)"):
+        df[col] = df[col].map(_p)
+    cols = [c for c in df.columns if c not in ("MDE pp", "group")] + ["MDE pp"]
+    return df[cols]
+
+
 def comparison_section(warehouse) -> str | None:
     comparisons, older = current_comparisons(stored_comparisons(warehouse))
     unfinished = [c.compare_id for c in comparisons if len(c.methods) < 2]
@@ -745,6 +819,16 @@ def comparison_section(warehouse) -> str | None:
             "agent and evaluation runs, whose DocsChisel differs in one setting): DC's per-task TS under one "
             "setting paired with its per-task TS under the other, with the same statistics as the pooled "
             "rows:\n\n" + table(settings, floatfmt=".1f")
+        )
+    peers = peers_frame(comparisons)
+    if not peers.empty:
+        parts.append(
+            "**DocsChisel settings against the peers of other comparisons** (same test tasks, target agent "
+            "and evaluation runs): each DocsChisel setting's per-task TS paired with a peer's measured in "
+            "another comparison, with the same statistics; p is Holm-corrected over the rows of a scope, "
+            "since the best of several settings is picked against the same peer. A peer's budget is that of "
+            "its own comparison (GEPA gets the target-agent episodes of that comparison's DocsChisel run "
+            "with the same seed):\n\n" + table(peers, floatfmt=".1f")
         )
     if unfinished:
         parts.append(

@@ -253,6 +253,13 @@ def stored_comparisons(path: str) -> None:
             "TS under one paired with the other, by task.",
             report.settings_frame(current),
         ),
+        (
+            "DocsChisel settings against the peers of other comparisons",
+            "Each DocsChisel setting's per-task TS paired with GEPA's, EasyTool's or DRAFT's measured in another "
+            "comparison on the same test tasks, target agent and evaluation runs; p Holm-corrected over a scope's "
+            "rows. A peer's budget is its own comparison's.",
+            report.peers_frame(current),
+        ),
     ):
         if not frame.empty:
             st.markdown(f"#### {heading}")
