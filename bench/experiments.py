@@ -472,7 +472,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
-    #  9: stage 5 (misuse tasks, `--misuse-tasks 4`) with DocsChisel 10. Why: the test tasks neither OG
+    #  9: stage 5 (misuse tasks, `--misuse-tasks 4`) with DocsChisel 11. Why: the test tasks neither OG
     #     nor any DC stage ever solves are mostly ModifyRegistration requests ("Can you help me reschedule
     #     my appointment ...? ... It's 12345678.") answered with AppointmentRegistration: 5 of the 27 (0,
     #     0, 0.33, 0 and 0 under OG and stage 7's DC), most of DC's gap to +50 %. In stage 5 the misuse
@@ -482,10 +482,11 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     there), so it was never accepted. DocsChisel 10 names the parameter that tells the requests
     #     apart instead - every misrouted request states an appointment ID, which AppointmentRegistration
     #     has no parameter for: "It takes no appointment_id: when the request gives one, call
-    #     CancelRegistration or ModifyRegistration instead." Judged apart, not in context: in context
-    #     (stage 7's setting) the misuse tasks joined AppointmentRegistration's sets but its first
-    #     iterations' samples misrouted none of them, so no misuse was diagnosed (a pilot, stopped after
-    #     two tools). Plan: as stage 5, 3 DC runs of ~35 min (~600 episodes each at ~3.5 s, those of
+    #     CancelRegistration or ModifyRegistration instead." Judged apart, as in stage 5. Two pilots
+    #     with DocsChisel 10 (in context, and as here; stopped) diagnosed no misuse at all: the episodes
+    #     they reused from stage 5 and 7 were restored from the run archive without their calls, and
+    #     read as "no tool call" (step_limit). DocsChisel 11 runs such an episode again wherever its trace
+    #     is diagnosed. Plan: as stage 5, 3 DC runs of ~35 min (~600 episodes each at ~3.5 s, those of
     #     candidates stage 5 also tried reused) and 3 x 81 test episodes (OG's reused): ~2,100
     #     episodes, ~2.2 h on one core, resumable. Paired against stage 5 (the same settings but the
     #     revision) in the settings table, and against OG on the same 27 test tasks.

@@ -56,6 +56,39 @@ def test_a_fresh_warehouse_restored_from_the_archive_reuses_every_episode(tmp_pa
     assert (after.metrics.ts, after.metrics.tc) == (before.metrics.ts, before.metrics.tc)
 
 
+def test_a_caller_that_reads_traces_runs_archived_episodes_again_and_gets_their_trace(tmp_path: Path) -> None:
+    """An optimizer diagnosing a restored episode would read "no tool call" into an outcome stored without
+    its calls: evaluations that read traces run it again, and the full episode replaces the archived row."""
+    from core.evaluation import RunnerEvaluator
+    from core.warehouse.archive import archive_runs, restore_runs
+
+    model = script(
+        lambda m: "Done." if m[-1]["role"] == "tool" else tool_call("math__add", x=1), name="adder"
+    )
+    first = Warehouse(tmp_path / "monday.duckdb")
+    plan = _plan(model.model)
+
+    def evaluate(wh: Warehouse):
+        evaluator = RunnerEvaluator(wh, plan.benchmark, plan.config, repeats=2, concurrency=1)
+        return evaluator.evaluate(plan.docset, plan.tasks, "test")
+
+    measured = evaluate(first)
+    assert measured.ran == 6 and all(t.steps for t in measured.traces)
+    archive_runs(first, tmp_path / "runs")
+    restored = Warehouse(tmp_path / "tuesday.duckdb")
+    restore_runs(tmp_path / "runs", restored)
+
+    outcomes = run(restored, plan, concurrency=1)  # outcomes only: the archived ones stand
+    assert (outcomes.ran, outcomes.reused) == (0, 6)
+    again = evaluate(restored)
+    assert (again.ran, again.reused) == (6, 0)
+    assert [t.steps for t in again.traces] == [t.steps for t in measured.traces]
+    assert [t.success for t in again.traces] == [t.success for t in measured.traces]
+    assert restored.scalar("SELECT count(*) FROM episodes WHERE source = 'archive'") == 0
+    assert restored.scalar("SELECT count(*) FROM episodes") == 6  # replaced under the same ids
+    assert (evaluate(restored).ran, run(restored, plan, concurrency=1).ran) == (0, 0)
+
+
 def test_restoring_from_a_folder_without_an_archive_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     res = CliRunner().invoke(

@@ -62,6 +62,8 @@ class RunnerEvaluator:
 
     `extra` goes into every run's key (e.g. the optimizer run it belongs to),
     `label` per call (e.g. the tool whose doc was swapped); both name the run.
+    Its callers read the traces it returns (diagnosis, reflection, SOP mining), so an episode
+    restored from the results archive without its trace is run again (`traces`).
     """
 
     warehouse: Any
@@ -73,6 +75,7 @@ class RunnerEvaluator:
     parent_run: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     cancelled: Callable[[], bool] | None = None
+    traces: bool = True
 
     def __post_init__(self) -> None:
         self.is_error = error_output_check(self.benchmark)
@@ -107,6 +110,7 @@ class RunnerEvaluator:
             agent_factory=self.agent_factory,
             parent_run=self.parent_run,
             cancelled=self.cancelled,
+            traces=self.traces,
         )
         if res.infra_failed:
             # An optimizer must not accept or reject a doc on the tasks an outage left out.

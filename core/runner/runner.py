@@ -128,8 +128,13 @@ def run(
     parent_run: str | None = None,
     flush_s: float = FLUSH_S,
     executor: Executor | None = None,
+    traces: bool = False,
 ) -> RunResult:
     """Run every planned episode that is not already stored, then compute metrics.
+
+    With `traces` the caller reads the episodes' traces, not only their outcomes: an episode restored
+    from the results archive (its outcome without calls or events) is run again, and replaces the
+    archived row.
 
     Episodes are claimed before they run (core.warehouse.runs): an identical
     run in another process skips what this one holds and reuses it when
@@ -156,7 +161,7 @@ def run(
     )
 
     planned = plan.episode_ids()
-    done = warehouse.existing_episodes([eid for eid, _, _ in planned])
+    done = warehouse.existing_episodes([eid for eid, _, _ in planned], traces=traces)
     warehouse.link_episodes(run_id, done)
     todo = [(eid, t, r) for eid, t, r in planned if eid not in done]
     total, finished = len(planned), len(done)
@@ -214,7 +219,7 @@ def run(
         """Claim `items`: ours go to `ready`, stored ones are reused, held ones wait."""
         nonlocal reused_late
         by_id = {eid: (eid, t, r) for eid, t, r in items}
-        got = warehouse.claim_episodes(list(by_id), run_id, owner)
+        got = warehouse.claim_episodes(list(by_id), run_id, owner, traces=traces)
         if got.done:
             warehouse.link_episodes(run_id, got.done)
             reused_late += len(got.done)

@@ -24,7 +24,9 @@ score into the archive. Restored into a fresh warehouse, they let a long
 experiment resume where the last session stopped — the runner reuses a stored
 episode by its content-hashed id — and the sections built from episode
 outcomes (the original-docs baseline) regenerate. An archived episode has no
-trace to open, and `docschisel rescore` cannot re-score it.
+trace to open, and `docschisel rescore` cannot re-score it; an evaluation that
+reads traces (an optimizer's diagnosis, GEPA's reflection, SOP mining) runs it
+again, and the full episode replaces it (`core.runner.run(traces=True)`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.warehouse import Warehouse
+from core.warehouse import Warehouse, records
 
 # table -> the columns that identify one measured row
 ARCHIVED: dict[str, tuple[str, ...]] = {
@@ -74,8 +76,9 @@ RUN_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 # tables archived for finished EvoSOP runs only: a restored unfinished run resumes from its episodes
 FINISHED_SOP_RUNS = frozenset({"sop_epochs", "sop_usage", "sop_decisions"})
-# the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived)
-ARCHIVED_SOURCE = "archive"
+# the `source` of a restored episode: kept as measured, never re-scored (its calls are not archived);
+# a run that needs traces runs it again (core.warehouse.records)
+ARCHIVED_SOURCE = records.ARCHIVED_SOURCE
 # what of an episode's score is kept: the scoring rules' version and the outcome's kind, no values
 SCORE_KEYS = ("scoring", "reason", "partial", "correct")
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.docs import DocSet, ToolDoc
-from core.warehouse.records import LEGACY_INFRA_SQL
+from core.warehouse.records import LEGACY_INFRA_SQL, TRACELESS_SQL
 from core.warehouse.store import Store
 
 if TYPE_CHECKING:
@@ -38,13 +38,16 @@ class Reads(Store):
             raise KeyError(f"no doc set {docset_id!r} in {self.path}")
         return DocSet([ToolDoc.model_validate_json(r[0]) for r in rows], name=rows[0][1] or "")
 
-    def existing_episodes(self, episode_ids: Sequence[str]) -> set[str]:
-        """The given episodes that are stored (legacy infrastructure failures do not count: they re-run)."""
+    def existing_episodes(self, episode_ids: Sequence[str], *, traces: bool = False) -> set[str]:
+        """The given episodes that are stored (legacy infrastructure failures do not count: they re-run).
+
+        With `traces`, neither do episodes restored from the results archive without their trace.
+        """
         if not episode_ids:
             return set()
         rows = self.rows(
             "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
-            f"AND NOT {LEGACY_INFRA_SQL}",
+            f"AND NOT {LEGACY_INFRA_SQL}" + (f" AND NOT {TRACELESS_SQL}" if traces else ""),
             [list(episode_ids)],
         )
         return {r[0] for r in rows}

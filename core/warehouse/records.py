@@ -22,6 +22,13 @@ LEGACY_INFRA_SQL = (
     "OR starts_with(error, 'AuthenticationError:') OR starts_with(error, 'PermissionDeniedError:')), false)"
 )
 
+# The `source` of an episode restored from the results archive (core.warehouse.archive): its outcome
+# without its trace (no calls, events or answer). It stands for the episode wherever only the outcome
+# is read; a caller that reads traces (an optimizer diagnosing failures, GEPA reflecting on them) runs
+# it again, and the full episode then replaces it under the same id.
+ARCHIVED_SOURCE = "archive"
+TRACELESS_SQL = f"coalesce(source = '{ARCHIVED_SOURCE}', false)"
+
 
 def content_hash(*parts: Any, n: int = 16) -> str:
     """Stable hash of JSON-serialisable parts; the identity of runs, configs and episodes."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.liveness import owner_alive
-from core.warehouse.records import LEGACY_INFRA_SQL, now
+from core.warehouse.records import LEGACY_INFRA_SQL, TRACELESS_SQL, now
 from core.warehouse.store import Store, insert_rows
 
 ALIVE = Callable[[str], bool]
@@ -41,13 +41,19 @@ class RunControl(Store):
     """Claims, interrupted runs and infrastructure failures (mixed into `Warehouse`)."""
 
     def claim_episodes(
-        self, episode_ids: Sequence[str], run_id: str, owner: str, *, alive: ALIVE = _claim_owner_alive
+        self,
+        episode_ids: Sequence[str],
+        run_id: str,
+        owner: str,
+        *,
+        alive: ALIVE = _claim_owner_alive,
+        traces: bool = False,
     ) -> Claimed:
         """Claim the given episodes for `owner`, in one transaction.
 
-        Stored episodes come back as `done`; episodes claimed by another owner
-        that is still alive as `held`; the rest (free, ours already, or held by
-        a dead owner) become ours.
+        Stored episodes come back as `done` (with `traces`, only those stored with their trace);
+        episodes claimed by another owner that is still alive as `held`; the rest (free, ours
+        already, or held by a dead owner) become ours.
         """
         out = Claimed()
         ids = list(dict.fromkeys(episode_ids))
@@ -58,7 +64,7 @@ class RunControl(Store):
                 r[0]
                 for r in con.execute(
                     "SELECT episode_id FROM episodes WHERE episode_id IN (SELECT unnest(?::VARCHAR[])) "
-                    f"AND NOT {LEGACY_INFRA_SQL}",
+                    f"AND NOT {LEGACY_INFRA_SQL}" + (f" AND NOT {TRACELESS_SQL}" if traces else ""),
                     [ids],
                 ).fetchall()
             }

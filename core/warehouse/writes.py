@@ -21,7 +21,15 @@ from core.config import PROJECT_ROOT
 from core.docs import DocSet, ToolDoc
 from core.liveness import process_owner
 from core.redaction import redact
-from core.warehouse.records import LEGACY_INFRA_SQL, Episode, Event, content_hash, event_row, now
+from core.warehouse.records import (
+    LEGACY_INFRA_SQL,
+    TRACELESS_SQL,
+    Episode,
+    Event,
+    content_hash,
+    event_row,
+    now,
+)
 from core.warehouse.rows import Row
 from core.warehouse.store import Store, insert_rows
 
@@ -291,12 +299,13 @@ class Writes(Store):
             for i in range(0, len(ids), 5000):
                 chunk = ids[i : i + 5000]
                 stored = con.execute(
-                    f"SELECT episode_id, {LEGACY_INFRA_SQL} FROM episodes "
+                    f"SELECT episode_id, {LEGACY_INFRA_SQL} OR {TRACELESS_SQL} FROM episodes "
                     "WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
                     [chunk],
                 ).fetchall()
                 existing |= {eid for eid, is_legacy in stored if not is_legacy}
-                # a legacy infrastructure failure under the same id gives way to the real episode
+                # a legacy infrastructure failure, or an archived outcome without its trace, under the
+                # same id gives way to the episode run again
                 legacy = [eid for eid, is_legacy in stored if is_legacy]
                 for table in ("events", "episodes") if legacy else ():
                     con.execute(
