@@ -96,7 +96,7 @@ def lifecycle_frame(wh: Any, run_id: str) -> pd.DataFrame:
            FROM sop_usage u LEFT JOIN sops s USING (sop_id)
            LEFT JOIN sop_decisions d ON d.run_id = u.run_id AND d.epoch = u.epoch AND d.sop_id = u.sop_id
                                     AND d.action = 'pruned'
-           WHERE u.run_id = ? ORDER BY s.name, u.epoch""",
+           WHERE u.run_id = ? ORDER BY 2, u.epoch""",
         [run_id],
     )
 
