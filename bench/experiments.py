@@ -501,6 +501,16 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     candidates stage 5 also tried reused) and 3 x 81 test episodes (OG's reused): ~2,100
     #     episodes, ~2.2 h on one core, resumable. Paired against stage 5 (the same settings but the
     #     revision) in the settings table, and against OG on the same 27 test tasks.
+    #  Partial (run 0 of 42.8 min and run 1 of 30.7 min evaluated on the test tasks; run 2 and the
+    #  comparison's own result next): DC TS 64.2 and 65.4 on the 27 test tasks (OG 48.1). Run 0 selected
+    #  the cue doc by the partial-credit tie-break; run 1 judged it better on validation (0.33 -> 0.42)
+    #  but selected a candidate with higher pooled opt + val TS. On the test tasks the cue moved the
+    #  appointment-ID requests for CancelRegistration (CancelRegistration-level-1-3 and both
+    #  CancelRegistration-RecordHealthData-QueryRegistration tasks 0-0.33 -> 1.0), not those for
+    #  ModifyRegistration: there the agent still calls AppointmentRegistration with an invented patient
+    #  name (two tasks), or now calls ModifyRegistration with appointment_id "90123456" where the user gave
+    #  12345678 - copied from ModifyRegistration's example, which shows the ID literally because it recurs
+    #  in the optimization tasks (a value the request states is the user's data, not a convention: next).
     "compare-api-bank-9": (
         2100,
         2.2,
