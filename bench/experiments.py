@@ -509,8 +509,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  CancelRegistration-RecordHealthData-QueryRegistration tasks 0-0.33 -> 1.0), not those for
     #  ModifyRegistration: there the agent still calls AppointmentRegistration with an invented patient
     #  name (two tasks), or now calls ModifyRegistration with appointment_id "90123456" where the user gave
-    #  12345678 - copied from ModifyRegistration's example, which shows the ID literally because it recurs
-    #  in the optimization tasks (a value the request states is the user's data, not a convention: next).
+    #  12345678 - copied from ModifyRegistration's example 'Request: "It's 90123456." ->
+    #  ModifyRegistration(appointment_id="90123456", ...)', which shows the ID because its own request
+    #  holds it (the examples' rule); a small agent copies it into requests that give another.
     "compare-api-bank-9": (
         2100,
         2.2,
