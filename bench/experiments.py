@@ -501,8 +501,11 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     candidates stage 5 also tried reused) and 3 x 81 test episodes (OG's reused): ~2,100
     #     episodes, ~2.2 h on one core, resumable. Paired against stage 5 (the same settings but the
     #     revision) in the settings table, and against OG on the same 27 test tasks.
-    #  Partial (run 0 of 42.8 min and run 1 of 30.7 min evaluated on the test tasks; run 2 and the
-    #  comparison's own result next): DC TS 64.2 and 65.4 on the 27 test tasks (OG 48.1). Run 0 selected
+    #  Measured (83f882a6e8dba9e2, DocsChisel 11; runs of 42.8, 30.7 and ~35 min, 7.35 min per tool):
+    #  TS OG 48.1, DC 65.0 (+16.9 pp [+6.6, +28.8], McNemar p 0.0625, Mann-Whitney p 0.0125, MDE 16.7;
+    #  +35.0 % relative; runs 64.2, 65.4, ~65), TC 68.3 (+20.2 pp, McNemar p 0.031); guard +7.4 pp, no
+    #  task lost; against stage 5 (DocsChisel 9, same settings) +0.8 pp [-6.6, +7.0]; against GEPA
+    #  (28f1e63acc6f2167) +4.9 pp [-1.6, +12.3], n.s. Run 0 selected
     #  the cue doc by the partial-credit tie-break; run 1 judged it better on validation (0.33 -> 0.42)
     #  but selected a candidate with higher pooled opt + val TS. On the test tasks the cue moved the
     #  appointment-ID requests for CancelRegistration (CancelRegistration-level-1-3 and both
