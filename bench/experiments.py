@@ -503,7 +503,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     revision) in the settings table, and against OG on the same 27 test tasks.
     #  Measured (83f882a6e8dba9e2, DocsChisel 11; runs of 42.8, 30.7 and ~35 min, 7.35 min per tool):
     #  TS OG 48.1, DC 65.0 (+16.9 pp [+6.6, +28.8], McNemar p 0.0625, Mann-Whitney p 0.0125, MDE 16.7;
-    #  +35.0 % relative; runs 64.2, 65.4, ~65), TC 68.3 (+20.2 pp, McNemar p 0.031); guard +7.4 pp, no
+    #  +35.0 % relative; runs 64.2, 65.4, 65.4), TC 68.3 (+20.2 pp, McNemar p 0.031); guard +7.4 pp, no
     #  task lost; against stage 5 (DocsChisel 9, same settings) +0.8 pp [-6.6, +7.0]; against GEPA
     #  (28f1e63acc6f2167) +4.9 pp [-1.6, +12.3], n.s. Run 0 selected
     #  the cue doc by the partial-credit tie-break; run 1 judged it better on validation (0.33 -> 0.42)
