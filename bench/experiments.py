@@ -85,6 +85,11 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
 
 
 # step -> (planned episodes, expected hours on 2 cores, commands)
+# stage 5's command; stage 9 runs it again under a later DocsChisel revision (the comparison id is the same)
+HEALTH_MISUSE = _compare(
+    "health", "og,dc", "--optimizer-model evidence --max-traces 3 --misuse-tasks 4", 3, grouping="gold"
+)
+
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed and memory of every installed local model on a quiet machine (1 and 2 threads; ~35 min,
     # nothing else running), then API-Bank level-1 accuracy (195 samples each) beside other work: measured
@@ -349,15 +354,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-5": (
         2100,
         2.2,
-        [
-            _compare(
-                "health",
-                "og,dc",
-                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
-                3,
-                grouping="gold",
-            ),
-        ],
+        [HEALTH_MISUSE],
     ),
     # Attribution of stage 4's and stage 5's results to each changed doc (`docschisel study attribute`):
     # each changed doc alone on the original docs ("only T") and, for GEPA, the doc set without it
@@ -518,15 +515,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-9": (
         2100,
         2.2,
-        [
-            _compare(
-                "health",
-                "og,dc",
-                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
-                3,
-                grouping="gold",
-            ),
-        ],
+        [HEALTH_MISUSE],
     ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
