@@ -18,20 +18,44 @@ def test_the_request_quoted_is_the_passage_that_holds_the_calls_values() -> None
     request = request_for(RETAIL, cancel, {"ordered by mistake", "no longer needed"})
     assert request is not None and "#W8665881" in request and "#W5199551" not in request
     text = example_text("cancel_pending_order", cancel, request, {}, {"reason": {"ordered by mistake"}})
-    assert text == (
-        'Request: "Then you want to cancel order #W8665881 because you ordered it by mistake." -> '
-        'cancel_pending_order(order_id="#W8665881", reason="ordered by mistake")'
+    assert text == (  # a record's id is never shown, in the request or the call: its format is
+        'Request: "Then you want to cancel order <order_id> because you ordered it by mistake." -> '
+        'cancel_pending_order(order_id=<order_id>, reason="ordered by mistake")'
     )
 
 
 def test_values_the_request_does_not_hold_are_shown_as_formats() -> None:
-    call = Call("get_order", {"order_id": "#W1234567", "user_id": "yusuf_rossi_9620", "date": "2024-05-01"})
-    formats = {"order_id": value_pattern(["#W1234567", "#W7654321"], None) or "", "date": "YYYY-MM-DD"}
-    assert formats["order_id"] == '"#W" + 7 digits'
-    text = example_text("get_order", call, "Where is order #W1234567?", formats, {})
-    assert 'order_id="#W1234567"' in text  # the request holds it: the reader sees where it came from
+    call = Call("get_order", {"item": "desk lamp", "user_id": "yusuf_rossi_9620", "date": "2024-05-01"})
+    formats = {"date": "YYYY-MM-DD"}
+    text = example_text("get_order", call, "Where is the desk lamp I ordered?", formats, {})
+    assert 'item="desk lamp"' in text  # the request holds it: the reader sees where it came from
     assert "user_id=<user_id>" in text and "date=<date: YYYY-MM-DD>" in text
     assert "yusuf" not in text and "2024-05-01" not in text  # no other task data to copy
+
+
+def test_a_record_id_is_never_shown_even_when_the_request_holds_it() -> None:
+    """An agent shown `order_id="#W1234567"` beside a request pastes that id into other users' calls."""
+    formats = {"order_id": value_pattern(["#W1234567", "#W7654321"], None) or ""}
+    assert formats["order_id"] == '"#W" + 7 digits'
+    call = Call("get_order", {"order_id": "#W1234567", "item": "desk lamp"})
+    text = example_text("get_order", call, "Where is the desk lamp of order #w1234567?", formats, {})
+    assert text == (
+        'Request: "Where is the desk lamp of order <order_id>?" -> '
+        'get_order(order_id=<order_id: "#W" + 7 digits>, item="desk lamp")'
+    )
+    # a recurring id is a record's, not an allowed value; a number id inside a longer number is kept
+    change = Call("ModifyRegistration", {"appointment_id": 90123456, "new_doctor": "Dr. Lee"})
+    line = example_text(
+        "ModifyRegistration",
+        change,
+        "It's 90123456, not 901234567, to Dr. Lee.",
+        {},
+        {"appointment_id": {"90123456"}},
+    )
+    assert line == (
+        'Request: "It\'s <appointment_id>, not 901234567, to Dr. Lee." -> '
+        'ModifyRegistration(appointment_id=<appointment_id>, new_doctor="Dr. Lee")'
+    )
 
 
 def test_no_request_when_no_passage_holds_the_values() -> None:

@@ -9,7 +9,10 @@ values, which it then pastes into other tasks' calls.
 So an example's call keeps a concrete value only where the reader can see
 where it came from: a value the quoted request contains, or one of the few
 values an argument takes across tasks (a constraint, not one task's data).
-Every other value is shown as its format (`<YYYY-MM-DD>`, `<order_id: "#W" +
+A record's id (`id`, `order_id`, `event_ids`) is never shown, not even when the
+request holds it: an agent that sees `appointment_id="90123456"` next to a
+request pastes 90123456 into other users' calls, and the request's copy is
+masked the same way (`It's <appointment_id>.`). Every other value is shown as its format (`<YYYY-MM-DD>`, `<order_id: "#W" +
 7 digits>`). The request quoted is the passage of the task's query that holds
 the call's values; when no passage holds them, the example shows the call's
 formats alone, without a request.
@@ -112,6 +115,21 @@ def value_pattern(values: Sequence[Any], fmt: str | None) -> str | None:
     return None
 
 
+def identifier(key: str) -> bool:
+    """Whether an argument names one record (`id`, `*_id`, `*_ids`), whose value is never shown."""
+    low = key.lower()
+    return low == "id" or low.endswith(("_id", "_ids"))
+
+
+def _masked(request: str, key: str, value: Any) -> str:
+    """`request` with each literal occurrence of an id `value` replaced by `<key>`."""
+    for item in value if isinstance(value, list) else [value]:
+        text = str(item).strip() if item is not None else ""
+        if len(text) >= 2:
+            request = re.sub(rf"(?<![\w.]){re.escape(text)}(?![\w])", f"<{key}>", request, flags=re.I)
+    return request
+
+
 def example_text(
     name: str,
     call: Call,
@@ -123,7 +141,9 @@ def example_text(
     shown = (request or "").lower()
     parts = []
     for key, value in call.args.items():
-        if _traceable(value, shown, constant.get(key, set())):
+        if identifier(key):
+            request = _masked(request, key, value) if request else request
+        if not identifier(key) and _traceable(value, shown, constant.get(key, set())):
             parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
         else:
             fmt = formats.get(key)

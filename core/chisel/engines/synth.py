@@ -28,7 +28,7 @@ from typing import Any
 
 from core.chisel.differ import Finding
 from core.chisel.engines.base import ToolContext
-from core.chisel.engines.examples import asks, example_text, request_for, value_pattern
+from core.chisel.engines.examples import asks, example_text, identifier, request_for, value_pattern
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 from core.docs.lookups import lookup_source
@@ -468,7 +468,9 @@ class Synth:
             p = self.doc.param(name)
             bits = [p.description.rstrip()] if p and p.description else []
             said = " ".join(bits).lower()
-            recurring = [] if self._user_given(name) else recurring_values(values.get(name, []))
+            # a record's id recurring across tasks is still one record's: never listed as an allowed value
+            given = self._user_given(name) or identifier(name)
+            recurring = [] if given else recurring_values(values.get(name, []))
             if name in enums:
                 bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
             elif name in shapes:
