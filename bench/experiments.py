@@ -517,6 +517,21 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         2.2,
         [HEALTH_MISUSE],
     ),
+    # 10: stage 9's command with DocsChisel 12, whose usage examples never show a record id (a format
+    #     placeholder in the call, `<appointment_id>` in the quoted request). Why: in stage 9 the agent,
+    #     once routed to ModifyRegistration, wrote the id of ModifyRegistration's own example
+    #     ("90123456") instead of the user's, and an id recurring across tasks had been listed as an
+    #     allowed value. Plan: as stage 9, ~2,100 episodes (candidates whose docs hold no id example are
+    #     the same docs and reuse stage 9's episodes; OG's test episodes are reused); run with both
+    #     cores through the Ray executor (`--executor ray -j 2`, two local-model actors; the executor is
+    #     not part of the comparison's settings): ~1.2 h, ~2.2 h on one core, resumable. Paired against
+    #     stage 9 (the same settings but the revision) in the settings table, and against OG and GEPA on
+    #     the same 27 test tasks.
+    "compare-api-bank-10": (
+        2100,
+        1.2,
+        [HEALTH_MISUSE],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -742,6 +757,7 @@ WAREHOUSE = {
     "compare-api-bank-7": "data/compare-api-bank.duckdb",
     "compare-api-bank-8": "data/compare-api-bank.duckdb",
     "compare-api-bank-9": "data/compare-api-bank.duckdb",
+    "compare-api-bank-10": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
