@@ -523,8 +523,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     ("90123456") instead of the user's, and an id recurring across tasks had been listed as an
     #     allowed value. Plan: as stage 9, ~2,100 episodes (candidates whose docs hold no id example are
     #     the same docs and reuse stage 9's episodes; OG's test episodes are reused); run with both
-    #     cores through the Ray executor (`--executor ray -j 2`, two local-model actors; the executor is
-    #     not part of the comparison's settings): ~1.2 h, ~2.2 h on one core, resumable. Paired against
+    #     cores (`--workers 2`: `--executor ray -j 2`, two local-model actors; the executor is not part
+    #     of the comparison's settings): ~1.2 h, ~2.2 h on one core, resumable. Paired against
     #     stage 9 (the same settings but the revision) in the settings table, and against OG and GEPA on
     #     the same 27 test tasks.
     #  Measured (83f882a6e8dba9e2, DocsChisel 12; optimization runs of 15.9, 6.3 and 9.1 min on two
@@ -557,7 +557,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     ModifyRegistration's docs); judged beside the original docs, a cue is accepted or lost without
     #     the docs it routes requests to. Plan: as stage 10 plus each later tool's tasks rerun with the
     #     earlier selections (stage 7's runs took ~20 min on one core against stage 5's ~35): ~2,500
-    #     episodes, ~1 h with `--executor ray -j 2`, resumable. A new setting: paired against OG, GEPA
+    #     episodes, ~1 h with `--workers 2`, resumable. A new setting: paired against OG, GEPA
     #     and stage 10 on the same 27 test tasks, with Holm over the settings tried (the peers table).
     "compare-api-bank-11": (
         2500,
@@ -815,15 +815,27 @@ WAREHOUSE = {
 }
 
 
-def commands(step: str) -> list[list[str]]:
-    """Full argv of each command of a step (docschisel commands get the step's warehouse)."""
+# the commands whose episodes can run on several local-model processes (`--executor ray -j N`)
+PARALLEL = ("compare", "optimize", "sop evolve", "sop compare")
+
+
+def commands(step: str, workers: int = 1) -> list[list[str]]:
+    """Full argv of each command of a step (docschisel commands get the step's warehouse).
+
+    With `workers` > 1 the commands that can spread their episodes over a local Ray instance get
+    `--executor ray -j workers` (one local-model actor per worker). The executor is not part of any
+    run's settings, so a step resumes the same runs whichever way it is run.
+    """
     out = []
     for line in STEPS[step]:
         argv = shlex.split(line)
         if argv[0] == "python":
             out.append([sys.executable, *argv[1:]])
-        else:
-            out.append([sys.executable, "-m", "core.cli.main", *argv, "--warehouse", WAREHOUSE[step]])
+            continue
+        cmd = [sys.executable, "-m", "core.cli.main", *argv, "--warehouse", WAREHOUSE[step]]
+        if workers > 1 and (argv[0] in PARALLEL or " ".join(argv[:2]) in PARALLEL):
+            cmd += ["--executor", "ray", "-j", str(workers)]
+        out.append(cmd)
     return out
 
 
@@ -890,6 +902,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="print the steps and their commands")
     ap.add_argument("--archive", action="store_true", help="archive every experiment warehouse's runs")
     ap.add_argument("--restore", action="store_true", help="restore every archived experiment warehouse")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="local-model processes per command (a local Ray instance; one per core; default 1)",
+    )
     args = ap.parse_args(argv)
     if args.archive or args.restore:
         for w in experiment_warehouses():
@@ -911,7 +929,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown step(s) {unknown}; steps are {', '.join(STEPS)}")
     for step in chosen:
-        for cmd in commands(step):
+        for cmd in commands(step, args.workers):
             t0 = time.time()
             wh = warehouse_of(cmd)
             if wh and restore(wh):
