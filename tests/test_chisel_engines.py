@@ -993,3 +993,27 @@ def test_recurring_values_the_requests_state_are_not_listed_as_the_allowed_ones(
     assert "One of" not in ((synth("Refine", "IPD") or {}).get("item") or "")
     synth._requested = lambda: {"item": [("Book me with the usual one.", d) for d in doctors]}
     assert 'One of: "Dr. Brown", "Dr. Lee", "Dr. Smith".' in synth("Refine", "IPD")["item"]
+
+
+def test_a_record_id_recurring_across_tasks_is_not_listed_as_an_allowed_value(warehouse) -> None:
+    """The same two store ids in every task are two records, not the argument's allowed values."""
+    from core.benchmarks.base import Call
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.docs import Param
+
+    def ipd(name: str) -> str:
+        base = _shop_ctx(warehouse).original
+        doc = base.model_copy(
+            update={"parameters": [*base.parameters, Param(name=name, description="The store.")]}
+        )
+        ctx = _shop_ctx(warehouse, doc)
+        stores = ["S01", "S02", "S01", "S02", "S01", "S02"]
+        tids = ctx.opt_task_ids[: len(stores)]
+        synth = Synth(ctx, [], DomainMemory("shop"))
+        synth._gold = [(t, Call("shop.order", {name: s})) for t, s in zip(tids, stores, strict=True)]
+        synth._requested = lambda: {name: [("Order it from the usual store.", s) for s in stores]}
+        return (synth("Refine", "IPD") or {}).get(name) or ""
+
+    assert 'One of: "S01", "S02".' in ipd("store")  # an enumeration-like argument: its values are listed
+    assert "One of" not in ipd("store_id") and "S01" not in ipd("store_id")

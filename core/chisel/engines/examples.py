@@ -11,9 +11,9 @@ where it came from: a value the quoted request contains, or one of the few
 values an argument takes across tasks (a constraint, not one task's data).
 A record's id (`id`, `order_id`, `event_ids`) is never shown, not even when the
 request holds it: an agent that sees `appointment_id="90123456"` next to a
-request pastes 90123456 into other users' calls, and the request's copy is
-masked the same way (`It's <appointment_id>.`). Every other value is shown as its format (`<YYYY-MM-DD>`, `<order_id: "#W" +
-7 digits>`). The request quoted is the passage of the task's query that holds
+request pastes 90123456 into other users' calls, so the request's copy is
+masked too (`It's <appointment_id>.`). Every other value is shown as its
+format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). The request quoted is the passage of the task's query that holds
 the call's values; when no passage holds them, the example shows the call's
 formats alone, without a request.
 """
