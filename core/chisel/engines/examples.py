@@ -13,9 +13,9 @@ A record's id (`id`, `order_id`, `event_ids`) is never shown, not even when the
 request holds it: an agent that sees `appointment_id="90123456"` next to a
 request pastes 90123456 into other users' calls, so the request's copy is
 masked too (`It's <appointment_id>.`). Every other value is shown as its
-format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). The request quoted is the passage of the task's query that holds
-the call's values; when no passage holds them, the example shows the call's
-formats alone, without a request.
+format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). The request quoted is
+the passage of the task's query that holds the call's values; when no passage
+holds them, the example shows the call's formats alone, without a request.
 """
 
 from __future__ import annotations
