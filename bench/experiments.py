@@ -559,6 +559,16 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     earlier selections (stage 7's runs took ~20 min on one core against stage 5's ~35): ~2,500
     #     episodes, ~1 h with `--workers 2`, resumable. A new setting: paired against OG, GEPA
     #     and stage 10 on the same 27 test tasks, with Holm over the settings tried (the peers table).
+    #  Measured (130f8fdad884839d, DocsChisel 12; optimization runs of 41.9 (beside a test run), 23.9 and
+    #  26.5 min on two actors): TS OG 48.1, DC 64.2 (+16.0 pp [+4.5, +28.0], McNemar p 0.031, MDE 17.6;
+    #  +33.3 % relative; runs 66.7, 58.0, 67.9); guard +2.8 pp, no task lost; against stage 10 -4.1 pp
+    #  [-10.7, +2.5] (0/1); against GEPA +4.1 pp [-2.9, +11.9], n.s. Run 0 is the first doc set that
+    #  moves a reschedule request: ModifyRegistration-level-1-3 0.67 (every earlier stage <= 0.33), with
+    #  AppointmentRegistration's "It takes no appointment_id" cue judged beside ModifyRegistration's own
+    #  "Use this tool, not AppointmentRegistration, for requests like: 'Can we move it to October 15th
+    #  ...'" - but in context RecordHealthData kept its original doc in run 0, and the three
+    #  RecordHealthData-AppointmentRegistration / RecordHealthData-level-1-2 tasks its time-format doc
+    #  solves in stage 10 fell to 0-0.33. Run 1's Cancel and Modify docs lost 4 tasks stage 10 solves.
     "compare-api-bank-11": (
         2500,
         1.0,
