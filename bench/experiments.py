@@ -568,7 +568,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  "Use this tool, not AppointmentRegistration, for requests like: 'Can we move it to October 15th
     #  ...'" - but in context RecordHealthData kept its original doc in run 0, and the three
     #  RecordHealthData-AppointmentRegistration / RecordHealthData-level-1-2 tasks its time-format doc
-    #  solves in stage 10 fell to 0-0.33. Run 1 (58.0) lost 4 tasks every stage-10 run solves.
+    #  solves in stage 10 fell to 0-0.33. Run 1 (58.0) lost 4 tasks each stage-10 run solves (0.67-1.0).
     "compare-api-bank-11": (
         2500,
         1.0,
