@@ -121,12 +121,17 @@ def identifier(key: str) -> bool:
     return low == "id" or low.endswith(("_id", "_ids"))
 
 
+def _whole(text: str) -> str:
+    """A pattern for `text` as a whole token: 9012 is not found inside 90123 or 1.9012."""
+    return rf"(?<![\w.]){re.escape(text)}(?![\w])"
+
+
 def _masked(request: str, key: str, value: Any) -> str:
     """`request` with each literal occurrence of an id `value` replaced by `<key>`."""
     for item in value if isinstance(value, list) else [value]:
         text = str(item).strip() if item is not None else ""
         if len(text) >= 2:
-            request = re.sub(rf"(?<![\w.]){re.escape(text)}(?![\w])", f"<{key}>", request, flags=re.I)
+            request = re.sub(_whole(text), f"<{key}>", request, flags=re.I)
     return request
 
 
@@ -141,9 +146,10 @@ def example_text(
     shown = (request or "").lower()
     parts = []
     for key, value in call.args.items():
-        if identifier(key):
-            request = _masked(request, key, value) if request else request
-        if not identifier(key) and _traceable(value, shown, constant.get(key, set())):
+        record = identifier(key)
+        if record and request:
+            request = _masked(request, key, value)
+        if not record and _traceable(value, shown, constant.get(key, set())):
             parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
         else:
             fmt = formats.get(key)
@@ -165,5 +171,5 @@ def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
     if not shown:
         return False
     if isinstance(value, int | float):
-        return re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", shown) is not None
+        return re.search(_whole(text), shown) is not None
     return text.lower() in shown
