@@ -85,7 +85,8 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
 
 
 # step -> (planned episodes, expected hours on 2 cores, commands)
-# stage 5's command; stage 9 runs it again under a later DocsChisel revision (the comparison id is the same)
+# stage 5's command; stages 9, 10 and 12 run it again under later DocsChisel revisions (the comparison id
+# is the same)
 HEALTH_MISUSE = _compare(
     "health", "og,dc", "--optimizer-model evidence --max-traces 3 --misuse-tasks 4", 3, grouping="gold"
 )
@@ -582,6 +583,22 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
+    # 12: stage 10's command (= stage 9's) with DocsChisel 13, whose usage examples quote, before a
+    #     reply that only gives a record id ("It's <appointment_id>.", "The appointment ID is
+    #     <appointment_id>."), the nearest earlier turn that asked for the action ("Can you help me
+    #     reschedule my appointment with Dr. Smith on April 12th, 2023? ... It's <appointment_id>.").
+    #     Why: with ids masked (DocsChisel 12), stage 11's ModifyRegistration example quoted only
+    #     "It's <appointment_id>.", which says nothing about rescheduling; the never-solved tasks of
+    #     stages 9-11 are reschedule requests the agent sends to AppointmentRegistration. Plan: as stage
+    #     10, ~2,100 episodes (candidates without such an example are the same docs and reuse stage
+    #     10's episodes; OG's test episodes are reused), `--workers 2`: ~0.8-1 h, resumable. Paired
+    #     against stage 10 (the same settings but the revision) in the settings table, and against OG
+    #     and GEPA on the same 27 test tasks.
+    "compare-api-bank-12": (
+        2100,
+        0.9,
+        [HEALTH_MISUSE],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -809,6 +826,7 @@ WAREHOUSE = {
     "compare-api-bank-9": "data/compare-api-bank.duckdb",
     "compare-api-bank-10": "data/compare-api-bank.duckdb",
     "compare-api-bank-11": "data/compare-api-bank.duckdb",
+    "compare-api-bank-12": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",

@@ -98,3 +98,35 @@ def test_the_request_quoted_asks_for_something_and_keeps_a_title_with_its_name()
     ids = "User: I want to change my appointment to Dr. Lee.\nAI: Its id?\nUser: It's 90123456, change it to Dr. Lee."
     change = Call("ModifyRegistration", {"appointment_id": "90123456", "new_appointment_doctor": "Dr. Lee"})
     assert request_for(ids, change, set()) == "It's 90123456, change it to Dr. Lee."  # holds both values
+
+
+def test_a_reply_that_only_gives_an_id_is_quoted_after_the_turn_that_asked() -> None:
+    """Masked, "It's <appointment_id>." says nothing about when the tool applies; the turn that asked does."""
+    from core.chisel.engines.examples import MAX_REQUEST, only_ids
+
+    ask = "Can you help me reschedule my appointment with Dr. Smith on April 12th, 2023?"
+    dialogue = (
+        f"User: Can you tell me about fatigue?\nAI: Sure.\nUser: {ask}\nAI: Its ID?\nUser: It's 12345678."
+    )
+    change = Call("ModifyRegistration", {"appointment_id": "12345678", "new_appointment_date": "2023-04-15"})
+    request = request_for(dialogue, change, set())
+    assert request == f"{ask} … It's 12345678."  # the nearest earlier turn that asks, not the first
+    line = example_text("ModifyRegistration", change, request, {}, {})
+    assert line.startswith(f'Request: "{ask} … It\'s <appointment_id>." -> ModifyRegistration(')
+    # "The appointment ID is …" has four words but still only names the id
+    cancel = Call("CancelRegistration", {"appointment_id": "90123456"})
+    assert only_ids("The appointment ID is 90123456.", cancel)
+    assert not only_ids("My ID is 90123456, cancel it.", cancel)  # says what to do
+    assert not only_ids("The appointment ID is 5.", cancel)  # not this call's id
+    said = "User: I need to cancel an appointment.\nAI: Which one?\nUser: The appointment ID is 90123456."
+    assert (
+        request_for(said, cancel, set())
+        == "I need to cancel an appointment. … The appointment ID is 90123456."
+    )
+    # a reply that says what is wanted is quoted alone; a long ask is shortened so the reply stays whole
+    alone = "User: Hello there, how are you today?\nUser: My ID is 90123456, cancel it please."
+    assert request_for(alone, cancel, set()) == "My ID is 90123456, cancel it please."
+    long = "User: " + "Please could you cancel " * 10 + "my appointment?\nUser: It's 90123456."
+    quoted = request_for(long, cancel, set())
+    assert quoted is not None and len(quoted) <= MAX_REQUEST and quoted.endswith("… It's 90123456.")
+    assert quoted.startswith("Please could you cancel") and "… …" not in quoted

@@ -14,8 +14,9 @@ request holds it: an agent that sees `appointment_id="90123456"` next to a
 request pastes 90123456 into other users' calls, so the request's copy is
 masked too (`It's <appointment_id>.`). Every other value is shown as its
 format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). The request quoted is
-the passage of the task's query that holds the call's values; when no passage
-holds them, the example shows the call's formats alone, without a request.
+the passage of the task's query that holds the call's values, led by the
+turn that asked when that passage is only a reply ("It's <appointment_id>.");
+when no passage holds them, the example shows the call's formats alone.
 """
 
 from __future__ import annotations
@@ -63,11 +64,38 @@ def asking(parts: Sequence[str]) -> str:
     return ([p for p in parts if asks(p)] or list(parts))[-1]
 
 
+# words that, beside a record's id and its argument's name, say nothing about what is wanted
+FILLER = frozenset(
+    "it its is the my our your his her their this that number id no yes sure ok okay and here of was".split()
+)
+
+
+def only_ids(text: str, call: Call) -> bool:
+    """Whether a passage only states a record id ("It's 90123456.", "The appointment ID is 90123456.").
+
+    Such a reply answers "which appointment?"; quoted alone, with its id
+    masked, it says nothing about when the tool applies. `asks` counts the
+    second one as a request (four words), hence this separate test.
+    """
+    ids = [
+        str(v) for k, v in call.args.items() if identifier(k) and v is not None and not isinstance(v, list)
+    ]
+    if not any(re.search(_whole(v), text, flags=re.I) for v in ids if len(v) >= 2):
+        return False
+    names = {part for k in call.args if identifier(k) for part in k.lower().split("_")}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", text)}
+    return not (words - FILLER - names)
+
+
 def request_for(query: str, call: Call, constant: set[str]) -> str | None:
     """The passage of `query` that holds the most of the call's task-specific values, if any.
 
     Values in `constant` (an argument's recurring values) need not appear. None
     when the call has task-specific values and no passage holds one of them.
+    When the passage is a bare reply (`asks`, `only_ids`), the nearest earlier
+    passage that asks is quoted before it: "Can you move my appointment …? …
+    It's <appointment_id>." shows both when the tool applies and where its id
+    comes from.
     """
     wanted = [t for t in _texts(call) if t not in constant]
     parts = passages(query)
@@ -75,27 +103,40 @@ def request_for(query: str, call: Call, constant: set[str]) -> str | None:
         return None
     if not wanted:
         return _clip(asking(parts), None)
+
+    def says(part: str) -> bool:
+        return asks(part) and not only_ids(part, call)
+
     best, rank = None, (0, False)
-    for part in parts:
+    for i, part in enumerate(parts):
         low = part.lower()
         n = sum(1 for t in wanted if t.lower() in low)
         # as many of the call's values as possible; then a passage that asks over a bare reply
-        if n and (n, asks(part)) > rank:
-            best, rank = part, (n, asks(part))
+        if n and (n, says(part)) > rank:
+            best, rank = i, (n, says(part))
     if best is None:
         return None
-    first = next(t for t in wanted if t.lower() in best.lower())
-    return _clip(best, first)
+    reply = parts[best]
+    first = next(t for t in wanted if t.lower() in reply.lower())
+    earlier = [p for p in parts[:best] if says(p)]
+    if rank[1] or not earlier:
+        return _clip(reply, first)
+    shown = _clip(reply, first)
+    room = MAX_REQUEST - len(shown) - 3
+    if room < 20:
+        return shown
+    ask = _clip(earlier[-1], None, room - 1)  # one character for the ellipsis a cut adds
+    return f"{ask} {shown}" if ask.endswith("…") else f"{ask} … {shown}"
 
 
-def _clip(text: str, keep: str | None) -> str:
-    """`text` shortened to MAX_REQUEST characters around `keep`, so the value stays visible."""
-    if len(text) <= MAX_REQUEST:
+def _clip(text: str, keep: str | None, limit: int = MAX_REQUEST) -> str:
+    """`text` shortened to `limit` characters around `keep`, so the value stays visible."""
+    if len(text) <= limit:
         return text
     at = text.lower().find(keep.lower()) if keep else 0
-    start = max(0, min(at - MAX_REQUEST // 3, len(text) - MAX_REQUEST))
-    cut = text[start : start + MAX_REQUEST].strip()
-    return ("…" if start else "") + cut + ("…" if start + MAX_REQUEST < len(text) else "")
+    start = max(0, min(at - limit // 3, len(text) - limit))
+    cut = text[start : start + limit].strip()
+    return ("…" if start else "") + cut + ("…" if start + limit < len(text) else "")
 
 
 def value_pattern(values: Sequence[Any], fmt: str | None) -> str | None:
