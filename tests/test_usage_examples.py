@@ -130,3 +130,13 @@ def test_a_reply_that_only_gives_an_id_is_quoted_after_the_turn_that_asked() -> 
     quoted = request_for(long, cancel, set())
     assert quoted is not None and len(quoted) <= MAX_REQUEST and quoted.endswith("… It's 90123456.")
     assert quoted.startswith("Please could you cancel") and "… …" not in quoted
+
+
+def test_an_id_with_letters_or_a_list_of_ids_is_recognised_as_only_an_id() -> None:
+    from core.chisel.engines.examples import only_ids
+
+    assert only_ids("It's yusuf_rossi_9620.", Call("get_user", {"user_id": "yusuf_rossi_9620"}))
+    assert only_ids(
+        "The event ids are 00000012 and 00000013.", Call("d", {"event_ids": ["00000012", "00000013"]})
+    )
+    assert not only_ids("Delete 00000012 please.", Call("d", {"event_ids": ["00000012"]}))

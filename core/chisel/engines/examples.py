@@ -66,7 +66,7 @@ def asking(parts: Sequence[str]) -> str:
 
 # words that, beside a record's id and its argument's name, say nothing about what is wanted
 FILLER = frozenset(
-    "it its is the my our your his her their this that number id no yes sure ok okay and here of was".split()
+    "it its is are the my our your his her their this that number id no yes sure ok okay and here of was".split()
 )
 
 
@@ -77,13 +77,14 @@ def only_ids(text: str, call: Call) -> bool:
     masked, it says nothing about when the tool applies. `asks` counts the
     second one as a request (four words), hence this separate test.
     """
-    ids = [
-        str(v) for k, v in call.args.items() if identifier(k) and v is not None and not isinstance(v, list)
-    ]
-    if not any(re.search(_whole(v), text, flags=re.I) for v in ids if len(v) >= 2):
+    keys = [k for k in call.args if identifier(k)]
+    rest = text
+    for key in keys:
+        rest = _masked(rest, "", call.args[key])
+    if rest == text:  # no id of this call's is stated
         return False
-    names = {part for k in call.args if identifier(k) for part in k.lower().split("_")}
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", text)}
+    names = {part for k in keys for part in k.lower().split("_")}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", rest)}
     return not (words - FILLER - names)
 
 
