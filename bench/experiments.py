@@ -85,7 +85,7 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
 
 
 # step -> (planned episodes, expected hours on 2 cores, commands)
-# stage 5's command; stages 9, 10 and 12 run it again under later DocsChisel revisions (the comparison id
+# stage 5's command; stages 9, 10, 12 and 13 run it again under later DocsChisel revisions (the comparison id
 # is the same)
 HEALTH_MISUSE = _compare(
     "health", "og,dc", "--optimizer-model evidence --max-traces 3 --misuse-tasks 4", 3, grouping="gold"
@@ -599,6 +599,20 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.9,
         [HEALTH_MISUSE],
     ),
+    # 13: stage 12's command with DocsChisel 14. Why: DocsChisel 13's rule did not reach the examples
+    #     it was written for - an id that recurs across tasks (90123456, 12345678: most of CancelRegistration's
+    #     and ModifyRegistration's tasks) is a constant, and a call whose values are all constants quoted
+    #     the last passage of four words or more, "The appointment ID is <appointment_id>." (stage 12 run
+    #     1's CancelRegistration example). DocsChisel 14 quotes there the last turn that asks or gives the
+    #     id, led by the turn that asked ("Can you modify my appointment ... to October 15th with Dr.
+    #     Johnson? ... It's <appointment_id>."). Plan: as stage 12, ~2,100 episodes, most reused,
+    #     `--workers 2`: ~0.7 h, resumable. Paired against stages 10 and 12 in the settings table, and
+    #     against OG and GEPA on the same 27 test tasks.
+    "compare-api-bank-13": (
+        2100,
+        0.7,
+        [HEALTH_MISUSE],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -827,6 +841,7 @@ WAREHOUSE = {
     "compare-api-bank-10": "data/compare-api-bank.duckdb",
     "compare-api-bank-11": "data/compare-api-bank.duckdb",
     "compare-api-bank-12": "data/compare-api-bank.duckdb",
+    "compare-api-bank-13": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",

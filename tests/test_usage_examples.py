@@ -140,3 +140,23 @@ def test_an_id_with_letters_or_a_list_of_ids_is_recognised_as_only_an_id() -> No
         "The event ids are 00000012 and 00000013.", Call("d", {"event_ids": ["00000012", "00000013"]})
     )
     assert not only_ids("Delete 00000012 please.", Call("d", {"event_ids": ["00000012"]}))
+
+
+def test_an_id_used_by_many_tasks_is_quoted_with_the_turn_that_asked() -> None:
+    """When every value of the call recurs across tasks, the last turn that asks or gives the id is quoted."""
+    ask = "Can you modify my appointment with Dr. Smith on October 10th to October 15th with Dr. Johnson?"
+    dialogue = (
+        f"User: Can you help me find out about shortness of breath?\nAI: Sure.\nUser: Yes, please.\n"
+        f"User: Thank you for your help. {ask}\nAI: The ID?\nUser: It's 90123456.\nAI: Confirm?\nUser: Yes."
+    )
+    change = Call(
+        "ModifyRegistration", {"appointment_id": "90123456", "new_appointment_doctor": "Dr. Johnson"}
+    )
+    assert request_for(dialogue, change, {"90123456", "Dr. Johnson"}) == f"{ask} … It's 90123456."
+    # no id given in the dialogue: the last turn that asks, alone
+    plain = "User: Can you cancel my appointment with Dr. Davis on April 10?\nAI: Sure.\nUser: Yes, please."
+    cancel = Call("CancelRegistration", {"appointment_id": "56789012"})
+    assert (
+        request_for(plain, cancel, {"56789012"})
+        == "Can you cancel my appointment with Dr. Davis on April 10?"
+    )

@@ -59,11 +59,6 @@ def asks(text: str, words: int = 4) -> bool:
     return len(re.findall(r"[A-Za-z]{2,}", text)) >= words
 
 
-def asking(parts: Sequence[str]) -> str:
-    """The last passage that asks for something (`asks`), else the last one."""
-    return ([p for p in parts if asks(p)] or list(parts))[-1]
-
-
 # words that, beside a record's id and its argument's name, say nothing about what is wanted
 FILLER = frozenset(
     "it its is are the my our your his her their this that number id no yes sure ok okay and here of was".split()
@@ -102,29 +97,28 @@ def request_for(query: str, call: Call, constant: set[str]) -> str | None:
     parts = passages(query)
     if not parts:
         return None
-    if not wanted:
-        return _clip(asking(parts), None)
 
     def says(part: str) -> bool:
         return asks(part) and not only_ids(part, call)
 
-    best, rank = None, (0, False)
-    for i, part in enumerate(parts):
-        low = part.lower()
-        n = sum(1 for t in wanted if t.lower() in low)
-        # as many of the call's values as possible; then a passage that asks over a bare reply
-        if n and (n, says(part)) > rank:
-            best, rank = i, (n, says(part))
-    if best is None:
-        return None
-    reply = parts[best]
-    first = next(t for t in wanted if t.lower() in reply.lower())
+    if wanted:
+        best, rank = None, (0, False)
+        for i, part in enumerate(parts):
+            low = part.lower()
+            n = sum(1 for t in wanted if t.lower() in low)
+            # as many of the call's values as possible; then a passage that asks over a bare reply
+            if n and (n, says(part)) > rank:
+                best, rank = i, (n, says(part))
+        if best is None:
+            return None
+        first = next(t for t in wanted if t.lower() in parts[best].lower())
+    else:  # every value recurs across tasks (an id used by many): the last turn that asks or gives the id
+        marked = [i for i, part in enumerate(parts) if says(part) or only_ids(part, call)]
+        best, first = (marked or [len(parts) - 1])[-1], None
+    shown = _clip(parts[best], first)
     earlier = [p for p in parts[:best] if says(p)]
-    if rank[1] or not earlier:
-        return _clip(reply, first)
-    shown = _clip(reply, first)
     room = MAX_REQUEST - len(shown) - 3
-    if room < 20:
+    if says(parts[best]) or not earlier or room < 20:
         return shown
     ask = _clip(earlier[-1], None, room - 1)  # one character for the ellipsis a cut adds
     return f"{ask} {shown}" if ask.endswith("…") else f"{ask} … {shown}"
