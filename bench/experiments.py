@@ -613,6 +613,33 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.7,
         [HEALTH_MISUSE],
     ),
+    # 14: stage 13's command plus `--misused-tools 3`: a tool outside the compared ones that the profile
+    #     saw called in their place on 3+ episodes is optimized too, judged on those tasks (its misuse
+    #     tasks) and on its own, which must not get worse. Why: in stage 12's DC test episodes, 20 of the
+    #     81 failures called SymptomSearch (10 on AppointmentRegistration's requests, 9 on
+    #     ModifyRegistration's, e.g. "reschedule my appointment ..." -> SymptomSearch(symptom="cancer")),
+    #     and SymptomSearch lies above the headroom band (TS0 0.93), so no stage ever changed its doc;
+    #     only its doc can say which requests it is not for. The compared tools, the test tasks and
+    #     GEPA's candidate stay the five band tools; DC's doc set may differ at the misused tool too, so
+    #     this is another DC setting (the settings table), and the regression guard (test tasks of the
+    #     tools outside the band, SymptomSearch's among them) shows what its own requests lose. Plan:
+    #     stage 13's episodes reused where docs repeat; new: the misused tool's own tasks profiled (~15
+    #     episodes), its candidates (<= 5 iterations x ~15 tasks x 3 samples per run, ~700 in all), and
+    #     the evaluation of the new doc sets (~250 + guard ~110): ~1,100 episodes, ~1 h with
+    #     `--workers 2`, resumable.
+    "compare-api-bank-14": (
+        1100,
+        1.0,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --misused-tools 3",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -842,6 +869,7 @@ WAREHOUSE = {
     "compare-api-bank-11": "data/compare-api-bank.duckdb",
     "compare-api-bank-12": "data/compare-api-bank.duckdb",
     "compare-api-bank-13": "data/compare-api-bank.duckdb",
+    "compare-api-bank-14": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",

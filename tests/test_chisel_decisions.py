@@ -274,6 +274,26 @@ def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_firs
     assert misuse_tasks(items, profiled, tasks, limit=0) == {}
 
 
+def test_misused_tools_are_other_tools_called_in_the_optimized_ones_place_most_first() -> None:
+    from core.chisel.decisions import misused_tools
+    from core.chisel.profile import ToolTasks
+
+    task, tr = _one_call_task, _calling
+    tasks = {t.task_id: t for t in (task("b1", "B"), task("b2", "B"), task("b3", "B"))}
+    # only B is optimized; A is called in its place on 3 failed episodes, C on 2, L (a look-up) on 3
+    profiled = [tr("b1", "A"), tr("b2", "A", n=0), tr("b2", "A", n=1), tr("b3", "A", ok=True)]
+    profiled += [tr("b1", "C"), tr("b3", "C"), tr("b1", "L"), tr("b2", "L"), tr("b3", "L")]
+    items = [ToolTasks("B", "d", [tasks["b1"], tasks["b2"], tasks["b3"]])]
+    documented = {"A", "B", "C", "L"}
+    assert misused_tools(items, profiled, tasks, 2, documented, read_only={"L"}) == ["A", "C"]
+    assert misused_tools(items, profiled, tasks, 3, documented, read_only={"L"}) == ["A"]  # a success is none
+    assert misused_tools(items, profiled, tasks, 2, {"B", "C"}, read_only={"L"}) == [
+        "C"
+    ]  # only documented tools
+    assert misused_tools([*items, ToolTasks("A", "d")], profiled, tasks, 1, documented, {"L"}) == ["C"]
+    assert misused_tools(items, profiled, tasks, 0, documented) == []  # off
+
+
 def test_validation_gets_the_tasks_of_the_tools_a_misused_tool_was_called_in_place_of() -> None:
     from core.chisel.decisions import with_misuse_tasks
     from core.chisel.profile import ToolTasks

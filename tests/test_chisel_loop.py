@@ -493,6 +493,22 @@ class QuoteFirstReader(DocReadingAgent):
         return super().run(ctx)
 
 
+def _stock_run(path, tools: tuple[str, ...], **settings):
+    """Optimize `tools` of the stock shop for the quote-first reader: (warehouse, result, log lines)."""
+    from core.warehouse import Warehouse
+
+    wh = Warehouse(path)
+    config = OptimizeConfig(
+        benchmark="shop", agent=AGENT, iterations=3, engine="evidence", tools=tools, **settings
+    )
+    log: list[str] = []
+    return (
+        wh,
+        optimize(wh, config, benchmark=StockShop(), agent_factory=QuoteFirstReader, log=log.append),
+        log,
+    )
+
+
 def test_a_tool_called_in_another_ones_place_is_fixed_on_its_own_doc_with_misuse_tasks(tmp_path) -> None:
     """Only the wrong tool's doc moves this agent: without misuse tasks nothing the optimizer may change
     fixes the stock questions; with them the quote doc says which requests it is not for, and is judged
@@ -500,20 +516,8 @@ def test_a_tool_called_in_another_ones_place_is_fixed_on_its_own_doc_with_misuse
     from core.warehouse import Warehouse
 
     def run(misuse: int):
-        wh = Warehouse(tmp_path / f"misuse{misuse}.duckdb")
-        config = OptimizeConfig(
-            benchmark="shop",
-            agent=AGENT,
-            iterations=3,
-            engine="evidence",
-            tools=("shop.quote", "shop.stock"),
-            misuse_tasks=misuse,
-        )
-        log: list[str] = []
-        return (
-            wh,
-            optimize(wh, config, benchmark=StockShop(), agent_factory=QuoteFirstReader, log=log.append),
-            log,
+        return _stock_run(
+            tmp_path / f"misuse{misuse}.duckdb", ("shop.quote", "shop.stock"), misuse_tasks=misuse
         )
 
     _, plain, _ = run(0)
@@ -536,6 +540,45 @@ def test_a_tool_called_in_another_ones_place_is_fixed_on_its_own_doc_with_misuse
     assert "misuse_tasks" not in json.loads(
         Warehouse(tmp_path / "misuse0.duckdb").scalar("SELECT config FROM runs WHERE kind = 'optimize'")
     )  # runs without misuse tasks keep the ids they had before they existed
+
+
+def test_a_tool_misused_in_the_optimized_tools_place_is_optimized_too_with_misused_tools(tmp_path) -> None:
+    """Only the stock tool is asked for, and its doc moves nothing: the quote doc draws its requests. With
+    --misused-tools the quote tool joins, is judged on the stock questions it was called on and on its own
+    price requests, and says which requests it is not for."""
+
+    def run(misused: int):
+        return _stock_run(
+            tmp_path / f"misused{misused}.duckdb", ("shop.stock",), misuse_tasks=4, misused_tools=misused
+        )
+
+    plain_wh, plain, _ = run(0)
+    assert [r.tool for r in plain.tools] == ["shop.stock"] and not plain.tools[0].changed
+    # runs without the setting keep the ids they had before it existed
+    assert "misused_tools" not in json.loads(
+        plain_wh.scalar("SELECT config FROM runs WHERE kind = 'optimize'")
+    )
+    wh, grown, log = run(2)
+    assert [r.tool for r in grown.tools] == ["shop.stock", "shop.quote"]
+    assert any("shop.quote: optimized too" in line for line in log)
+    quote_row = next(r for r in grown.tools if r.tool == "shop.quote")
+    assert quote_row.changed and "call shop.stock for those" in (grown.docset["shop.quote"].guidance or "")
+    judged = set(
+        wh.query(
+            """SELECT DISTINCT e.task_id FROM candidates c JOIN run_episodes re ON re.run_id = c.val_run
+               JOIN episodes e USING (episode_id) WHERE c.run_id = ? AND c.tool = 'shop.quote'""",
+            [grown.run_id],
+        )["task_id"]
+    )
+    assert any(t.startswith("stock-") for t in judged) and any(t.startswith("quote-") for t in judged)
+    config = json.loads(wh.scalar("SELECT config FROM runs WHERE run_id = ?", [grown.run_id]))
+    assert config["misused_tools"] == 2
+    # a threshold no tool reaches adds none, and says so
+    _, none, quiet = run(10_000)
+    assert [r.tool for r in none.tools] == ["shop.stock"]
+    assert any("no other tool was called" in line for line in quiet)
+    with pytest.raises(ValueError, match="needs misuse_tasks"):
+        OptimizeConfig(benchmark="shop", agent=AGENT, misused_tools=1)
 
 
 class PulledReader(DocReadingAgent):

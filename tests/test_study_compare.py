@@ -596,6 +596,9 @@ def test_the_docschisel_revision_of_a_comparison_is_read_from_its_optimization_r
     assert "misuse tasks" not in title(stored)
     stored.spec["misuse_tasks"] = 4
     assert "4 misuse tasks per tool" in title(stored)
+    assert "misused" not in title(stored)
+    stored.spec["misused_tools"] = 3
+    assert "tools misused on 3+ episodes optimized too" in title(stored)
     assert "cross-tool" not in title(stored)
     stored.spec["cross_val_tasks"] = 6
     assert "6 cross-tool validation tasks per tool" in title(stored)
@@ -619,6 +622,9 @@ def test_spec_rejects_bad_input() -> None:
     assert CompareSpec(optimizer_models=("a", "b")).dc_variants() == [("dc", "a"), ("dc:b", "b")]
     with pytest.raises(ValueError, match="guard"):
         CompareSpec(guard_limit=-1)
+    with pytest.raises(ValueError, match="needs misuse_tasks"):
+        CompareSpec(misused_tools=2)
+    assert CompareSpec(misuse_tasks=4).compare_id != CompareSpec(misuse_tasks=4, misused_tools=2).compare_id
 
 
 def test_the_cli_defaults_are_the_library_defaults() -> None:
@@ -636,7 +642,7 @@ def test_the_cli_defaults_are_the_library_defaults() -> None:
     for cmd in (compare_command, optimize_command):
         assert default(cmd, "guard_val_tasks") == GUARD_VAL_TASKS
         assert default(cmd, "min_val_tasks") == MIN_VAL_TASKS
-        for name in ("misuse_tasks", "cross_val_tasks", "in_context"):
+        for name in ("misuse_tasks", "misused_tools", "cross_val_tasks", "in_context"):
             assert default(cmd, name) == getattr(OptimizeConfig(), name) == getattr(CompareSpec(), name)
     assert default(compare_command, "guard_limit") == GUARD_LIMIT
     from core.benchmarks.splits import DEFAULT_GROUPING, GROUPINGS

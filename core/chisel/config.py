@@ -78,6 +78,11 @@ class OptimizeConfig:
     # paper's setting; `core.chisel.decisions.misuse_tasks`). The wrong tool's doc is where "not for
     # these requests; call X" belongs, and only those tasks can judge such a sentence.
     misuse_tasks: int = 0
+    # Also optimize each tool outside the optimized ones (above the headroom band, or not asked for)
+    # that the profile saw called in their place on at least this many episodes (0: none, the paper's
+    # setting; `core.chisel.decisions.misused_tools`), judged on its misuse tasks (needs misuse_tasks)
+    # and on its own tasks, which must not get worse.
+    misused_tools: int = 0
     # Each tool's validation also holds up to this many of the other optimized tools' optimization tasks
     # of its domain (0: none, the paper's setting; `core.chisel.decisions.cross_validation`): a doc read
     # beside the others can move the agent on their requests, and only their tasks show it.
@@ -99,6 +104,12 @@ class OptimizeConfig:
             raise ValueError("guard_val_tasks must be >= 0")
         if self.misuse_tasks < 0:
             raise ValueError("misuse_tasks must be >= 0")
+        if self.misused_tools < 0:
+            raise ValueError("misused_tools must be >= 0")
+        if self.misused_tools and not self.misuse_tasks:
+            raise ValueError(
+                "misused_tools needs misuse_tasks > 0: a misused tool is judged on its misuse tasks"
+            )
         if self.cross_val_tasks < 0:
             raise ValueError("cross_val_tasks must be >= 0")
         if self.selection not in ("evidence", "paper"):
@@ -133,6 +144,8 @@ class OptimizeConfig:
             d.pop("split_grouping")
         if not d["misuse_tasks"]:  # likewise
             d.pop("misuse_tasks")
+        if not d["misused_tools"]:  # likewise
+            d.pop("misused_tools")
         if not d["cross_val_tasks"]:  # likewise
             d.pop("cross_val_tasks")
         if not d["in_context"]:  # likewise

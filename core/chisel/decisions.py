@@ -217,6 +217,51 @@ def judged_groups(
     }
 
 
+def misuse_counts(
+    profiled: Sequence[Trace], tasks: Mapping[str, Task], read_only: Collection[str] = ()
+) -> dict[str, dict[str, int]]:
+    """Tool -> task id -> failed profiled episodes of that task that called the tool in another's place."""
+    counts: dict[str, dict[str, int]] = {}
+    for tr in profiled:
+        task = tasks.get(tr.task_id)
+        if task is None or not task.tools or tr.success:
+            continue
+        for tool in {s.tool for s in tr.steps if s.tool}:
+            if tool not in task.tools and tool not in read_only:
+                per = counts.setdefault(tool, {})
+                per[tr.task_id] = per.get(tr.task_id, 0) + 1
+    return counts
+
+
+def misused_tools(
+    items: Sequence[ToolTasks],
+    profiled: Sequence[Trace],
+    tasks: Mapping[str, Task],
+    least: int,
+    documented: Collection[str],
+    read_only: Collection[str] = (),
+) -> list[str]:
+    """Tools outside `items` that the profile saw called in their place on at least `least` episodes.
+
+    Why: a tool the agent already uses well on its own requests lies above the
+    headroom band and is never optimized, yet its doc can be what draws the
+    agent away from the optimized tools' requests ("reschedule my appointment"
+    sent to a symptom search). Only its doc can say "not for these requests",
+    and only the tasks it was misused on can judge that sentence. Most misuse
+    episodes first, then by name; look-up tools are left out (calling one on
+    the way to another tool's call is how agents gather arguments).
+    """
+    if least <= 0:
+        return []
+    have = {tt.tool for tt in items}
+    totals = {
+        tool: sum(per.values())
+        for tool, per in misuse_counts(profiled, tasks, read_only).items()
+        if tool not in have and tool in documented
+    }
+    return [tool for tool, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])) if n >= least]
+
+
 def misuse_tasks(
     items: Sequence[ToolTasks],
     profiled: Sequence[Trace],
@@ -240,15 +285,7 @@ def misuse_tasks(
     """
     if limit <= 0:
         return {}
-    counts: dict[str, dict[str, int]] = {}
-    for tr in profiled:
-        task = tasks.get(tr.task_id)
-        if task is None or not task.tools or tr.success:
-            continue
-        for tool in {s.tool for s in tr.steps if s.tool}:
-            if tool not in task.tools and tool not in read_only:
-                per = counts.setdefault(tool, {})
-                per[tr.task_id] = per.get(tr.task_id, 0) + 1
+    counts = misuse_counts(profiled, tasks, read_only)
     out: dict[str, list[Task]] = {}
     for tt in items:
         own = {t.task_id for t in [*tt.opt, *tt.val]}

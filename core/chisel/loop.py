@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from core.agents.base import AgentConfig
@@ -39,6 +40,7 @@ from core.chisel.decisions import (
     cross_validation,
     judge,
     judged_groups,
+    misused_tools,
     outside_headroom,
     select,
     with_misuse_tasks,
@@ -181,6 +183,10 @@ class Optimizer:
             self._steps = (done, total_tools)
             self._phase(f"profiling {domain}: original docs on {len(items)} tools' opt and val tasks")
             prof = self._profile(domain, items, original)
+            if cfg.misused_tools:
+                before = len(items)
+                items, prof = self._with_misused(domain, items, tasks, split, original)
+                total_tools += len(items) - before
             if cfg.misuse_tasks:
                 items, prof = self._with_misuse(domain, items, prof)
             if cfg.cross_val_tasks:
@@ -193,7 +199,8 @@ class Optimizer:
                 self._steps = (done, total_tools)
                 self._phase(f"optimizing {tt.tool}")
                 own = {t.task_id for t in [*tt.opt, *tt.val] if tt.tool in t.tools}
-                skip = outside_headroom(prof[tt.tool], cfg.headroom, own)
+                # a misused tool's headroom is the requests it draws, not its own tasks
+                skip = None if tt.misused else outside_headroom(prof[tt.tool], cfg.headroom, own)
                 if skip:
                     tr = self._skip_tool(tt, original[tt.tool], prof[tt.tool], skip, memory)
                     result.tools.append(tr)
@@ -343,6 +350,74 @@ class Optimizer:
             f"TS val {p.base_val:.2f}, opt {p.base_opt:.2f}"
         )
         return p
+
+    def _with_misused(
+        self, domain: str, items: list[ToolTasks], tasks: Sequence[Task], split: Split, original: DocSet
+    ) -> tuple[list[ToolTasks], dict[str, ToolProfile]]:
+        """The tools the agent called in the optimized tools' place (`decisions.misused_tools`) join them.
+
+        Each comes with its own optimization and validation tasks (capped as the others'), run once
+        with the original docs here: they are the side where its doc must not get worse. Its misuse
+        tasks are added next by `_with_misuse`, like every tool's.
+        """
+        assert self._profiled is not None, "_profile runs first"
+        cfg = self.config
+        opt_batch, val_batch, profiled = self._profiled
+        chosen = misused_tools(
+            items,
+            [*opt_batch.traces, *val_batch.traces],
+            profiled,
+            cfg.misused_tools,
+            list(original),
+            read_only_tools(self.bench),
+        )
+        if not chosen:
+            self.log(
+                f"[{domain}] no other tool was called in the optimized tools' place on {cfg.misused_tools}+ episodes"
+            )
+            return items, self._slice(items)
+        used = {tool for t in tasks for tool in t.tools}
+        found = (
+            tool_tasks(
+                tasks,
+                split,
+                list(original),
+                only_tools=[t for t in chosen if t in used],
+                max_opt=cfg.max_opt_tasks,
+                max_val=cfg.max_val_tasks,
+                seed=cfg.seed,
+            )
+            if any(t in used for t in chosen)
+            else {}
+        )
+        own = {tt.tool: tt for group in found.values() for tt in group}
+        extra = [
+            replace(own[tool], domain=domain, misused=True)
+            if tool in own
+            else ToolTasks(tool, domain, misused=True)
+            for tool in chosen
+        ]
+        new_opt = {t.task_id: t for tt in extra for t in tt.opt if t.task_id not in profiled}
+        new_val = {t.task_id: t for tt in extra for t in tt.val if t.task_id not in profiled}
+        label = {"domain": domain, "misused": chosen}
+        if new_opt:
+            more = self._evaluate(
+                original, sorted(new_opt.values(), key=lambda t: t.task_id), "opt", "chisel-profile", label
+            )
+            opt_batch = opt_batch.joined(more, new_opt)
+        if new_val:
+            more = self._evaluate(
+                original, sorted(new_val.values(), key=lambda t: t.task_id), "val", "chisel-profile", label
+            )
+            val_batch = val_batch.joined(more, new_val)
+        self._profiled = (opt_batch, val_batch, {**profiled, **new_opt, **new_val})
+        for tt in extra:
+            self.log(
+                f"[{domain}] {tt.tool}: optimized too, the agent called it in the optimized tools' place; "
+                f"its own {len(tt.opt)} opt / {len(tt.val)} val tasks must not get worse"
+            )
+        grown = [*items, *extra]
+        return grown, self._slice(grown)
 
     def _with_misuse(
         self, domain: str, items: list[ToolTasks], prof: dict[str, ToolProfile]

@@ -24,6 +24,9 @@ class ToolTasks:
     domain: str
     opt: list[Task] = field(default_factory=list)
     val: list[Task] = field(default_factory=list)
+    # joined the optimized tools because the agent called it in their place (`decisions.misused_tools`):
+    # its headroom is on those tasks, and its own tasks are the regression side
+    misused: bool = False
 
 
 def _cap(tasks: list[Task], limit: int | None, seed: int, tool: str, part: str) -> list[Task]:

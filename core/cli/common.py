@@ -127,6 +127,16 @@ misuse_option = click.option(
     "for (and is judged on them); 0: only the tool's own tasks.",
 )
 
+misused_option = click.option(
+    "--misused-tools",
+    type=click.IntRange(min=0),
+    default=0,  # core.chisel.config.OptimizeConfig.misused_tools
+    show_default=True,
+    help="DocsChisel: also optimize each other tool of the domain that the profile saw called in the "
+    "optimized tools' place on at least N episodes (a tool the agent uses well on its own requests draws "
+    "theirs), judged on those tasks and on its own; needs --misuse-tasks. 0: only the chosen tools.",
+)
+
 cross_val_option = click.option(
     "--cross-val-tasks",
     type=click.IntRange(min=0),

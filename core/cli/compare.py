@@ -17,6 +17,7 @@ from core.cli.common import (
     headroom_option,
     in_context_option,
     misuse_option,
+    misused_option,
     open_warehouse,
     split_csv,
     split_grouping_option,
@@ -118,6 +119,7 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 )
 @guard_val_option
 @misuse_option
+@misused_option
 @cross_val_option
 @in_context_option
 @click.option(
@@ -164,6 +166,10 @@ def command(ctx: click.Context, **opts) -> None:
             f"unknown domain(s) {', '.join(unknown)}; domains are {', '.join(bench.domains())}",
             param_hint="--domain",
         )
+    if opts["misused_tools"] and not opts["misuse_tasks"]:
+        raise click.UsageError(
+            "--misused-tools needs --misuse-tasks: a misused tool is judged on its misuse tasks"
+        )
     spec = CompareSpec(
         benchmark=opts["benchmark"],
         domains=domains,
@@ -198,6 +204,7 @@ def command(ctx: click.Context, **opts) -> None:
         guard_val_tasks=opts["guard_val_tasks"],
         guard_limit=opts["guard_limit"],
         misuse_tasks=opts["misuse_tasks"],
+        misused_tools=opts["misused_tools"],
         cross_val_tasks=opts["cross_val_tasks"],
         in_context=opts["in_context"],
     )

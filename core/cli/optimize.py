@@ -15,6 +15,7 @@ from core.cli.common import (
     headroom_option,
     in_context_option,
     misuse_option,
+    misused_option,
     open_warehouse,
     split_csv,
     split_grouping_option,
@@ -77,6 +78,7 @@ from core.cli.common import (
 )
 @guard_val_option
 @misuse_option
+@misused_option
 @cross_val_option
 @in_context_option
 @click.option("--max-opt-tasks", type=int, default=None, help="Seeded cap on optimization tasks per tool.")
@@ -121,6 +123,7 @@ def command(
     pool_domain_val: bool,
     guard_val_tasks: int,
     misuse_tasks: int,
+    misused_tools: int,
     cross_val_tasks: int,
     in_context: bool,
     max_opt_tasks: int | None,
@@ -153,33 +156,41 @@ def command(
         time_limit_s=time_limit,
         temperature=temperature,
     )
-    config = OptimizeConfig(
-        benchmark=benchmark,
-        domains=tuple(split_csv(domains)),
-        tools=tuple(split_csv(tools)),
-        limit_tools=limit_tools,
-        agent=agent,
-        iterations=iterations,
-        memory=not no_memory,
-        engine=engine,
-        optimizer_model=optimizer_model,
-        seed=seed,
-        split_seed=split_seed,
-        split_grouping=split_grouping,
-        repeats=repeats,
-        max_opt_tasks=max_opt_tasks,
-        max_val_tasks=max_val_tasks,
-        max_traces=max_traces,
-        selection=selection,
-        headroom=headroom,
-        min_val_tasks=min_val_tasks,
-        pool_domain_val=pool_domain_val,
-        guard_val_tasks=guard_val_tasks,
-        misuse_tasks=misuse_tasks,
-        cross_val_tasks=cross_val_tasks,
-        in_context=in_context,
-        name=name,
-    )
+    if misused_tools and not misuse_tasks:
+        raise click.UsageError(
+            "--misused-tools needs --misuse-tasks: a misused tool is judged on its misuse tasks"
+        )
+    try:
+        config = OptimizeConfig(
+            benchmark=benchmark,
+            domains=tuple(split_csv(domains)),
+            tools=tuple(split_csv(tools)),
+            limit_tools=limit_tools,
+            agent=agent,
+            iterations=iterations,
+            memory=not no_memory,
+            engine=engine,
+            optimizer_model=optimizer_model,
+            seed=seed,
+            split_seed=split_seed,
+            split_grouping=split_grouping,
+            repeats=repeats,
+            max_opt_tasks=max_opt_tasks,
+            max_val_tasks=max_val_tasks,
+            max_traces=max_traces,
+            selection=selection,
+            headroom=headroom,
+            min_val_tasks=min_val_tasks,
+            pool_domain_val=pool_domain_val,
+            guard_val_tasks=guard_val_tasks,
+            misuse_tasks=misuse_tasks,
+            misused_tools=misused_tools,
+            cross_val_tasks=cross_val_tasks,
+            in_context=in_context,
+            name=name,
+        )
+    except ValueError as exc:  # settings that cannot go together: a usage problem, not a crash
+        raise click.UsageError(str(exc)) from exc
     progress, cancelled = job_hooks(wh)
     opt = Optimizer(
         wh,

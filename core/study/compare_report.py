@@ -158,6 +158,11 @@ def misuse_tasks(c: StoredComparison) -> int:
     return int(c.spec.get("misuse_tasks") or 0)
 
 
+def misused_tools(c: StoredComparison) -> int:
+    """DocsChisel's misuse threshold for optimizing a tool outside the compared ones (`--misused-tools`; 0: off)."""
+    return int(c.spec.get("misused_tools") or 0)
+
+
 def cross_val_tasks(c: StoredComparison) -> int:
     """DocsChisel's cross-tool validation tasks per tool (`--cross-val-tasks`; 0 before the setting)."""
     return int(c.spec.get("cross_val_tasks") or 0)
@@ -187,6 +192,7 @@ def title(c: StoredComparison) -> str:
         f"{'split grouped by gold call' if split_grouping(c) == 'gold' else 'task-level split'} · "
         f"{f'DocsChisel {c.dc_algorithm} · ' if c.dc_algorithm else ''}"
         f"{f'{misuse_tasks(c)} misuse tasks per tool · ' if misuse_tasks(c) else ''}"
+        f"{f'tools misused on {misused_tools(c)}+ episodes optimized too · ' if misused_tools(c) else ''}"
         f"{f'{cross_val_tasks(c)} cross-tool validation tasks per tool · ' if cross_val_tasks(c) else ''}"
         f"{'tools judged in context · ' if in_context(c) else ''}"
         f"{samples(c)} samples per candidate · "
@@ -477,6 +483,7 @@ def _scope(c: StoredComparison) -> tuple:
         c.dc_algorithm,
         split_grouping(c),  # another split measures other test tasks: it never supersedes
         misuse_tasks(c),  # DocsChisel judged on other tasks is another method
+        misused_tools(c),
         cross_val_tasks(c),
         in_context(c),
         samples(c),
@@ -614,6 +621,7 @@ def dc_settings(c: StoredComparison) -> dict[str, Any]:
     return {
         "revision": c.dc_algorithm,
         "misuse tasks": misuse_tasks(c),
+        "misused tools optimized (episodes)": misused_tools(c),
         "cross-tool validation tasks": cross_val_tasks(c),
         "in context": in_context(c),
         "samples per candidate": samples(c),

@@ -81,6 +81,7 @@ class CompareSpec:
     guard_val_tasks: int = GUARD_VAL_TASKS  # DocsChisel: no-call validation tasks in every tool's validation
     guard_limit: int = GUARD_LIMIT  # test tasks outside the compared tools, reported apart (`guard_tasks`)
     misuse_tasks: int = 0  # DocsChisel: tasks where the agent called a tool in another's place, per tool
+    misused_tools: int = 0  # DocsChisel: also optimize a tool misused on this many profiled episodes
     cross_val_tasks: int = (
         0  # DocsChisel: other optimized tools' optimization tasks in each tool's validation
     )
@@ -97,8 +98,23 @@ class CompareSpec:
             raise ValueError("curve_eval_runs and iterations must be >= 0")
         if self.profile_repeats < 1:
             raise ValueError("profile_repeats must be at least 1")
-        if min(self.guard_limit, self.guard_val_tasks, self.misuse_tasks, self.cross_val_tasks) < 0:
-            raise ValueError("guard_limit, guard_val_tasks, misuse_tasks and cross_val_tasks must be >= 0")
+        if (
+            min(
+                self.guard_limit,
+                self.guard_val_tasks,
+                self.misuse_tasks,
+                self.cross_val_tasks,
+                self.misused_tools,
+            )
+            < 0
+        ):
+            raise ValueError(
+                "guard_limit, guard_val_tasks, misuse_tasks, cross_val_tasks and misused_tools must be >= 0"
+            )
+        if self.misused_tools and not self.misuse_tasks:
+            raise ValueError(
+                "misused_tools needs misuse_tasks > 0: a misused tool is judged on its misuse tasks"
+            )
         if self.limit_tools is not None and self.limit_tools < 1:
             raise ValueError("limit_tools must be at least 1 (or None for every tool)")
         if self.limit is not None and self.limit < 1:
@@ -125,6 +141,8 @@ class CompareSpec:
             spec.pop("cross_val_tasks")
         if not self.in_context:  # likewise
             spec.pop("in_context")
+        if not self.misused_tools:  # likewise
+            spec.pop("misused_tools")
         return content_hash("compare", spec, *([runtime] if runtime else []))
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
