@@ -613,13 +613,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.7,
         [HEALTH_MISUSE],
     ),
-    # 14: stage 13's command plus `--misused-tools 3`: a tool outside the compared ones that the profile
-    #     saw called in their place on 3+ episodes is optimized too, judged on those tasks (its misuse
+    # 14: stage 13's command plus `--misused-tools 4`: a tool outside the compared ones that the profile
+    #     saw called in their place on 4+ episodes is optimized too, judged on those tasks (its misuse
     #     tasks) and on its own, which must not get worse. Why: in stage 12's DC test episodes, 20 of the
     #     81 failures called SymptomSearch (10 on AppointmentRegistration's requests, 9 on
     #     ModifyRegistration's, e.g. "reschedule my appointment ..." -> SymptomSearch(symptom="cancer")),
     #     and SymptomSearch lies above the headroom band (TS0 0.93), so no stage ever changed its doc;
-    #     only its doc can say which requests it is not for. The compared tools, the test tasks and
+    #     only its doc can say which requests it is not for. In stage 13 run 0's profile (35 opt/val tasks
+    #     x 3 samples) SymptomSearch was called in the compared tools' place on 5 failed episodes,
+    #     EmergencyKnowledge on 3 (below the band, TS0 0.05): 4 takes the first. The compared tools, the test tasks and
     #     GEPA's candidate stay the five band tools; DC's doc set may differ at the misused tool too, so
     #     this is another DC setting (the settings table), and the regression guard (test tasks of the
     #     tools outside the band, SymptomSearch's among them) shows what its own requests lose. Plan:
@@ -634,7 +636,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             _compare(
                 "health",
                 "og,dc",
-                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --misused-tools 3",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --misused-tools 4",
                 3,
                 grouping="gold",
             ),
