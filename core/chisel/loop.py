@@ -377,17 +377,18 @@ class Optimizer:
             )
             return items, self._slice(items)
         used = {tool for t in tasks for tool in t.tools}
+        with_tasks = [t for t in chosen if t in used]  # `tool_tasks` reads no filter as every tool
         found = (
             tool_tasks(
                 tasks,
                 split,
                 list(original),
-                only_tools=[t for t in chosen if t in used],
+                only_tools=with_tasks,
                 max_opt=cfg.max_opt_tasks,
                 max_val=cfg.max_val_tasks,
                 seed=cfg.seed,
             )
-            if any(t in used for t in chosen)
+            if with_tasks
             else {}
         )
         own = {tt.tool: tt for group in found.values() for tt in group}
