@@ -275,23 +275,34 @@ def test_misuse_tasks_are_failed_profiled_tasks_of_other_tools_most_misused_firs
 
 
 def test_misused_tools_are_other_tools_called_in_the_optimized_ones_place_most_first() -> None:
-    from core.chisel.decisions import misused_tools
+    from core.chisel.decisions import misuse_tasks, misused_tools
     from core.chisel.profile import ToolTasks
 
     task, tr = _one_call_task, _calling
     tasks = {t.task_id: t for t in (task("b1", "B"), task("b2", "B"), task("b3", "B"))}
-    # only B is optimized; A is called in its place on 3 failed episodes, C on 2, L (a look-up) on 3
+    # only B is optimized; A is called in its place on 3 failed episodes, C on 2
     profiled = [tr("b1", "A"), tr("b2", "A", n=0), tr("b2", "A", n=1), tr("b3", "A", ok=True)]
-    profiled += [tr("b1", "C"), tr("b3", "C"), tr("b1", "L"), tr("b2", "L"), tr("b3", "L")]
+    profiled += [tr("b1", "C"), tr("b3", "C")]
     items = [ToolTasks("B", "d", [tasks["b1"], tasks["b2"], tasks["b3"]])]
     documented = {"A", "B", "C", "L"}
     assert misused_tools(items, profiled, tasks, 2, documented, read_only={"L"}) == ["A", "C"]
     assert misused_tools(items, profiled, tasks, 3, documented, read_only={"L"}) == ["A"]  # a success is none
-    assert misused_tools(items, profiled, tasks, 2, {"B", "C"}, read_only={"L"}) == [
-        "C"
-    ]  # only documented tools
+    only_c = misused_tools(items, profiled, tasks, 2, {"B", "C"}, read_only={"L"})
+    assert only_c == ["C"]  # only documented tools
     assert misused_tools([*items, ToolTasks("A", "d")], profiled, tasks, 1, documented, {"L"}) == ["C"]
     assert misused_tools(items, profiled, tasks, 0, documented) == []  # off
+    # a look-up L counts where it replaced the task's call, not on the way to it
+    steps = ({"tool": "L", "args": {}}, {"tool": "B", "args": {}})
+    on_the_way = Trace(
+        episode_id="b2-9", task_id="b2", domain="d", query="q", success=False, tool_correct=False, steps=steps
+    )
+    looked = [tr("b1", "L"), tr("b3", "L"), on_the_way, on_the_way]
+    assert misused_tools(items, looked, tasks, 2, documented, read_only={"L"}) == ["L"]
+    assert misused_tools(items, looked, tasks, 3, documented, read_only={"L"}) == []
+    # and only as a misused tool: a look-up among the optimized tools still gets no misuse tasks
+    assert misuse_tasks([*items, ToolTasks("L", "d")], looked, tasks, 4, read_only={"L"}) == {}
+    joined = misuse_tasks([*items, ToolTasks("L", "d", misused=True)], looked, tasks, 4, read_only={"L"})
+    assert sorted(t.task_id for t in joined["L"]) == ["b1", "b3"]
 
 
 def test_validation_gets_the_tasks_of_the_tools_a_misused_tool_was_called_in_place_of() -> None:

@@ -218,16 +218,27 @@ def judged_groups(
 
 
 def misuse_counts(
-    profiled: Sequence[Trace], tasks: Mapping[str, Task], read_only: Collection[str] = ()
+    profiled: Sequence[Trace],
+    tasks: Mapping[str, Task],
+    read_only: Collection[str] = (),
+    instead: Collection[str] = (),
 ) -> dict[str, dict[str, int]]:
-    """Tool -> task id -> failed profiled episodes of that task that called the tool in another's place."""
+    """Tool -> task id -> failed profiled episodes of that task that called the tool in another's place.
+
+    A look-up (`read_only`) is no misuse: calling one on the way to another
+    tool's call is how agents gather arguments. A look-up in `instead` counts
+    where it replaced the task's calls, the episode calling none of them
+    ("reschedule my appointment" answered by a symptom search alone).
+    """
     counts: dict[str, dict[str, int]] = {}
     for tr in profiled:
         task = tasks.get(tr.task_id)
         if task is None or not task.tools or tr.success:
             continue
-        for tool in {s.tool for s in tr.steps if s.tool}:
-            if tool not in task.tools and tool not in read_only:
+        called = {s.tool for s in tr.steps if s.tool}
+        replaced = not called & set(task.tools)
+        for tool in called:
+            if tool not in task.tools and (tool not in read_only or (tool in instead and replaced)):
                 per = counts.setdefault(tool, {})
                 per[tr.task_id] = per.get(tr.task_id, 0) + 1
     return counts
@@ -248,16 +259,17 @@ def misused_tools(
     agent away from the optimized tools' requests ("reschedule my appointment"
     sent to a symptom search). Only its doc can say "not for these requests",
     and only the tasks it was misused on can judge that sentence. Most misuse
-    episodes first, then by name; look-up tools are left out (calling one on
-    the way to another tool's call is how agents gather arguments).
+    episodes first, then by name; a look-up counts only where it replaced the
+    task's calls (`misuse_counts`).
     """
     if least <= 0:
         return []
     have = {tt.tool for tt in items}
+    others = set(documented) - have
     totals = {
         tool: sum(per.values())
-        for tool, per in misuse_counts(profiled, tasks, read_only).items()
-        if tool not in have and tool in documented
+        for tool, per in misuse_counts(profiled, tasks, read_only, instead=others).items()
+        if tool in others
     }
     return [tool for tool, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])) if n >= least]
 
@@ -280,12 +292,14 @@ def misuse_tasks(
     it) join the tool's optimization and validation sets, so its candidates
     are diagnosed on them (`misused`) and accepted only if they help there
     without losing the tool's own tasks. Most misuse episodes first, then a
-    seeded order. Look-up tools are left out: calling one on the way to
-    another tool's call is how agents gather arguments.
+    seeded order. Look-up tools are left out (calling one on the way to
+    another tool's call is how agents gather arguments), except a look-up
+    that joined as a misused tool (`ToolTasks.misused`), where it replaced the
+    task's calls.
     """
     if limit <= 0:
         return {}
-    counts = misuse_counts(profiled, tasks, read_only)
+    counts = misuse_counts(profiled, tasks, read_only, instead={tt.tool for tt in items if tt.misused})
     out: dict[str, list[Task]] = {}
     for tt in items:
         own = {t.task_id for t in [*tt.opt, *tt.val]}
