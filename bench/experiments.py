@@ -85,7 +85,7 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
 
 
 # step -> (planned episodes, expected hours on 2 cores, commands)
-# stage 5's command; stages 9, 10, 12 and 13 run it again under later DocsChisel revisions (the comparison id
+# stage 5's command; stages 9, 10, 12, 13 and 15 run it again under later DocsChisel revisions (the comparison id
 # is the same)
 HEALTH_MISUSE = _compare(
     "health", "og,dc", "--optimizer-model evidence --max-traces 3 --misuse-tasks 4", 3, grouping="gold"
@@ -613,7 +613,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.7,
         [HEALTH_MISUSE],
     ),
-    # 14: stage 13's command plus `--misused-tools 4`: a tool outside the compared ones that the profile
+    # 14: stage 13's command plus `--misused-tools 4`, with DocsChisel 15 (a look-up called where the
+    #     episode called none of the task's tools is diagnosed as misused; without it the misused
+    #     SymptomSearch's failures read as extra calls, and its doc got examples, not "not for these
+    #     requests"): a tool outside the compared ones that the profile
     #     saw called in their place on 4+ episodes is optimized too, judged on those tasks (its misuse
     #     tasks) and on its own, which must not get worse. Why: in stage 12's DC test episodes, 20 of the
     #     81 failures called SymptomSearch (10 on AppointmentRegistration's requests, 9 on
@@ -641,6 +644,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
                 grouping="gold",
             ),
         ],
+    ),
+    # 15: stage 13's command under DocsChisel 15, whose change acts only on a look-up optimized as a
+    #     misused tool: every decision and doc set should repeat stage 13's, and every episode be reused
+    #     (a check of that claim, and stage 14's pair in the settings table: the same revision, misused
+    #     tools off). Plan: ~0 new episodes, a few minutes.
+    "compare-api-bank-15": (
+        0,
+        0.1,
+        [HEALTH_MISUSE],
     ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
@@ -872,6 +884,7 @@ WAREHOUSE = {
     "compare-api-bank-12": "data/compare-api-bank.duckdb",
     "compare-api-bank-13": "data/compare-api-bank.duckdb",
     "compare-api-bank-14": "data/compare-api-bank.duckdb",
+    "compare-api-bank-15": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",

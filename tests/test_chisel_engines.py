@@ -887,8 +887,13 @@ def test_calling_the_focal_tool_in_another_tools_place_is_a_misuse() -> None:
     # from the right tool's side the same trace stays a wrong tool
     assert diff_trace(wrong, gold, "health.modify", ["appointment_id"])[0].cls == "wrong_tool"
     # a look-up on the way to another tool's call gathers arguments: no misuse
-    lookup = diff_trace(wrong, gold, "health.register", ["date"], {"health.register"})
+    steps = [{"tool": "health.search", "args": {"q": "x"}, "output": "[]"}]
+    on_the_way = _trace([*steps, {"tool": "health.modify", "args": {"appointment_id": "2"}, "output": "ok"}])
+    lookup = diff_trace(on_the_way, gold, "health.search", ["q"], {"health.search"})
     assert "misused" not in {f.cls for f in lookup}
+    # a look-up called instead of the right tool (the episode calls none of the gold's tools) is one
+    instead = diff_trace(_trace(steps), gold, "health.search", ["q"], {"health.search"})
+    assert [f.cls for f in instead] == ["misused"] and instead[0].other_tool == "health.modify"
     # a request where nothing should be done is another failure (an extra call), not a misuse
     assert diff_trace(wrong, [], "health.register", ["date"])[0].cls == "extra_call"
 

@@ -211,7 +211,8 @@ def diff_trace(
     `read_only` names tools that only look things up: calling one that the
     ground truth does not list (searching an event before deleting it) is how
     agents gather arguments, not a confusion with the focal tool, so such calls
-    never make a `wrong_tool` finding.
+    never make a `wrong_tool` finding, and a focal look-up is `misused` only
+    where the episode called none of the ground truth's tools.
     """
     found: list[Finding] = []
     steps = list(trace.steps)
@@ -241,9 +242,11 @@ def diff_trace(
     others = [s for s in steps if s.tool != tool and not (s.error or "").startswith(UNKNOWN_TOOL_PREFIX)]
     gold_tools = {c.tool for c in gold}
 
-    if mine and gold and not gold_t and tool not in read_only:
+    replaced = not gold_tools & {s.tool for s in steps}  # the episode called none of the gold's tools
+    if mine and gold and not gold_t and (tool not in read_only or replaced):
         # the other side of a confusion: this tool's doc drew the agent away from the right tool (a
-        # look-up called on the way to another tool's call is how agents gather arguments, not this)
+        # look-up called on the way to another tool's call is how agents gather arguments, not this;
+        # a look-up called instead of it is: "reschedule my appointment" answered by a symptom search)
         wanted = [c.tool for c in gold if c.tool not in {s.tool for s in steps}] or [gold[0].tool]
         return found + [
             Finding(
