@@ -111,6 +111,7 @@ def test_configs_on_the_task_level_split_keep_their_ids() -> None:
     before.pop("split_grouping")
     for later in (
         "misuse_tasks",
+        "misused_tools",
         "cross_val_tasks",
         "in_context",
     ):  # later settings, absent from ids while they are off
@@ -119,5 +120,5 @@ def test_configs_on_the_task_level_split_keep_their_ids() -> None:
     assert spec.compare_id == content_hash("compare", before, *([runtime] if runtime else []))
     assert CompareSpec().split_grouping == "gold" and CompareSpec().compare_id != spec.compare_id
     key = OptimizeConfig(split_grouping="task").key("b/v1", "evidence", "")
-    assert not {"split_grouping", "misuse_tasks", "cross_val_tasks", "in_context"} & set(key)
+    assert not {"split_grouping", "misuse_tasks", "misused_tools", "cross_val_tasks", "in_context"} & set(key)
     assert OptimizeConfig().key("b/v1", "evidence", "")["split_grouping"] == "gold"
