@@ -594,6 +594,16 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     10's episodes; OG's test episodes are reused), `--workers 2`: ~0.8-1 h, resumable. Paired
     #     against stage 10 (the same settings but the revision) in the settings table, and against OG
     #     and GEPA on the same 27 test tasks.
+    #  Measured (83f882a6e8dba9e2 under DocsChisel 13; optimization runs of 0.1, 3.9 and 7.1 min on two
+    #  actors: most candidates repeat stage 10's docs; 234 episodes run, 234 reused): TS OG 48.1, DC 66.7
+    #  (+18.5 pp [+6.2, +32.5], McNemar p 0.0156, MDE 19.9; +38.5 % relative; runs 64.2, 67.9, 67.9);
+    #  guard +5.6 pp, no task lost; against stage 10 -1.6 pp [-4.1, +1.2], n.s. Why: run 0 selected
+    #  exactly stage 10 run 0's docs (no selected doc had an example whose request is an id-only reply).
+    #  Run 1's CancelRegistration example still read 'Request: "The appointment ID is <appointment_id>."':
+    #  an id used by many tasks (90123456, 12345678) counts as a constant, and a call whose values are
+    #  all constants quoted the last passage of four words or more, so the new rule never applied there
+    #  (DocsChisel 14 mends it). Run 2 changed ModifyRegistration by a constraint ("Always pass
+    #  appointment_id") and moved ModifyRegistration-level-1-3 to 0.67 and -EmergencyKnowledge-2-1 to 0.33.
     "compare-api-bank-12": (
         2100,
         0.9,
@@ -608,6 +618,17 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     Johnson? ... It's <appointment_id>."). Plan: as stage 12, ~2,100 episodes, most reused,
     #     `--workers 2`: ~0.7 h, resumable. Paired against stages 10 and 12 in the settings table, and
     #     against OG and GEPA on the same 27 test tasks.
+    #  Measured (83f882a6e8dba9e2 under DocsChisel 14; optimization runs of 1.8, 1.4 and 1.9 min; 234
+    #  episodes run, 234 reused): TS OG 48.1, DC 65.0 (+16.9 pp [+5.8, +29.2], McNemar p 0.0156, MDE
+    #  17.6; +35.0 % relative); guard +5.6 pp, no task lost; against stage 10 (DocsChisel 12) -3.3 pp
+    #  [-7.0, +0.4], against stage 12 -1.6 pp [-4.9, +0.8], both n.s.; against GEPA +4.9 pp [-1.6,
+    #  +12.8] (3/0, p 0.25). Why: in runs 0 and 1 no selected doc holds an example the revision changed
+    #  (run 0 repeats stage 10 run 0's docs); run 1 kept CancelRegistration's original doc (its candidate fell on
+    #  validation, 0.33 -> 0.17 on 4 tasks x 3 samples, while opt rose 0.53 -> 0.80), and lost both
+    #  CancelRegistration-RecordHealthData-QueryRegistration tasks (1.0 -> 0.00-0.33). Run 2 selected the
+    #  new example ('"Can you cancel my appointment with Dr. Davis on April 10th? ... <appointment_id>"');
+    #  its CancelRegistration tasks stayed at 0.67-1.0. Which tool keeps which doc is decided by one or
+    #  two validation episodes, so the example change is lost in selection noise on these tasks.
     "compare-api-bank-13": (
         2100,
         0.7,
@@ -632,6 +653,20 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     episodes), its candidates (<= 5 iterations x ~15 tasks x 3 samples per run, ~700 in all), and
     #     the evaluation of the new doc sets (~250 + guard ~110): ~1,100 episodes, ~1 h with
     #     `--workers 2`, resumable.
+    #  Measured: a first launch under DocsChisel 14 (look-ups never counted as misused) found no tool
+    #  ("no other tool was called in the optimized tools' place on 4+ episodes") and repeated stage 13
+    #  exactly (its own snapshot, DC 65.0). Under DocsChisel 15 (4639ece4814292d6; optimization runs of
+    #  3.8, 2.1 and 0.7 min; 117 episodes run, 351 reused): SymptomSearch joined in every run (misused on
+    #  5 of the profile's failed episodes: 1 opt and 2 val tasks), but only run 0 changed its doc
+    #  ("This API searches for a given symptom. It is not for what AppointmentRegistration does." and
+    #  "It takes no date or doctor_name or patient_name: when the request gives one, call
+    #  AppointmentRegistration instead."); runs 1 and 2 kept the original (no candidate reached TS0 on 4
+    #  val tasks). TS OG 48.1, DC 64.6 (+16.5 pp [+5.3, +29.2], McNemar p 0.0156); against stage 15 (the
+    #  same revision without misused tools) -0.4 pp [-1.6, +0.8]; guard +4.6 pp, no task lost. Why, from
+    #  run 0's test episodes: calls to SymptomSearch on ModifyRegistration's requests fell from 6 to 4 of
+    #  81, but calls to AppointmentRegistration there rose from 5 to 8 - the guidance sends a request that
+    #  names a date or a doctor to AppointmentRegistration, and reschedule requests name both. Its only
+    #  misuse tasks were AppointmentRegistration requests, so it never saw the ModifyRegistration side.
     "compare-api-bank-14": (
         1100,
         1.0,
@@ -649,6 +684,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     misused tool: every decision and doc set should repeat stage 13's, and every episode be reused
     #     (a check of that claim, and stage 14's pair in the settings table: the same revision, misused
     #     tools off). Plan: ~0 new episodes, a few minutes.
+    #  Measured: 0 episodes run, 468 reused - every doc set repeats stage 13's (DC 65.0), as claimed.
     "compare-api-bank-15": (
         0,
         0.1,
