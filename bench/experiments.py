@@ -690,6 +690,28 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.1,
         [HEALTH_MISUSE],
     ),
+    # health-1.5b: the same comparison with Qwen2.5-Coder-1.5B as the target agent: OG, DC-evidence
+    #     (stage 13's settings) and GEPA, 3 x 3, on the same split. Why: the 27 health test tasks give an
+    #     MDE of 11-13 pp against GEPA; a second target backbone doubles the paired (task, agent) units
+    #     (54; with finance + information's 11, 65) and says whether DocsChisel's gain holds for a
+    #     stronger agent, which the paper's results do. The headroom profile decides which tools are
+    #     compared (a stronger agent may leave fewer in the band). Plan: as stages 4 + 9 (~2,100 DC and
+    #     ~2,100 GEPA episodes, OG ~100), Qwen 1.5B at ~3x the 0.5B time per call (10.3 vs 22.1 prompt
+    #     tokens per CPU-second): ~4,300 episodes at ~10 s on two actors, ~6 h with `--workers 2`, over
+    #     3 sessions, resumable.
+    "compare-api-bank-health-1.5b": (
+        4300,
+        6.0,
+        [
+            _compare(
+                "health",
+                "og,dc,gepa",
+                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -921,6 +943,7 @@ WAREHOUSE = {
     "compare-api-bank-13": "data/compare-api-bank.duckdb",
     "compare-api-bank-14": "data/compare-api-bank.duckdb",
     "compare-api-bank-15": "data/compare-api-bank.duckdb",
+    "compare-api-bank-health-1.5b": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
