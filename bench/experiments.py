@@ -699,6 +699,12 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     ~2,100 GEPA episodes, OG ~100), Qwen 1.5B at ~3x the 0.5B time per call (10.3 vs 22.1 prompt
     #     tokens per CPU-second): ~4,300 episodes at ~10 s on two actors, ~6 h with `--workers 2`, over
     #     3 sessions, resumable.
+    #  Measured so far (8d5e8a9cce4adb00): the headroom profile (~180 episodes, ~15 min on two actors,
+    #  ~4.9 s per episode) leaves 3 tools in the band for the 1.5B agent - AppointmentRegistration,
+    #  QueryHealthData, RecordHealthData - and 14 test tasks; CancelRegistration (TS0 1.00),
+    #  ModifyRegistration (0.92), QueryRegistration (0.96) and SymptomSearch (0.93) lie above it, so
+    #  the stronger agent needs no doc for the routing that fails the 0.5B agent most. That makes
+    #  27 + 14 = 41 paired (task, agent) units on health, and the run shorter than planned (~3 h).
     "compare-api-bank-health-1.5b": (
         4300,
         6.0,
