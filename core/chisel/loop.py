@@ -401,16 +401,16 @@ class Optimizer:
         new_opt = {t.task_id: t for tt in extra for t in tt.opt if t.task_id not in profiled}
         new_val = {t.task_id: t for tt in extra for t in tt.val if t.task_id not in profiled}
         label = {"domain": domain, "misused": chosen}
-        if new_opt:
-            more = self._evaluate(
-                original, sorted(new_opt.values(), key=lambda t: t.task_id), "opt", "chisel-profile", label
-            )
-            opt_batch = opt_batch.joined(more, new_opt)
-        if new_val:
-            more = self._evaluate(
-                original, sorted(new_val.values(), key=lambda t: t.task_id), "val", "chisel-profile", label
-            )
-            val_batch = val_batch.joined(more, new_val)
+
+        def profiled_too(batch: EvalBatch, new: dict[str, Task], part: str) -> EvalBatch:
+            """`batch` plus the original docs' episodes of the `new` tasks of this part."""
+            if not new:
+                return batch
+            ordered = sorted(new.values(), key=lambda t: t.task_id)
+            return batch.joined(self._evaluate(original, ordered, part, "chisel-profile", label), new)
+
+        opt_batch = profiled_too(opt_batch, new_opt, "opt")
+        val_batch = profiled_too(val_batch, new_val, "val")
         self._profiled = (opt_batch, val_batch, {**profiled, **new_opt, **new_val})
         for tt in extra:
             self.log(
