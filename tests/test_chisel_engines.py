@@ -968,6 +968,28 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
     assert "4700" not in ug and "cancel my order" not in ug
     assert "call shop.quote for those." in ug, "requests with no such parameter are still quoted"
 
+    # every other documented tool that takes an order number is named too (a refund request gives one as
+    # well); a parameter sharing only a generic word (`label_name`) or none (`tracking_id`) names no tool
+    from core.docs import DocSet, Param, ToolDoc
+
+    more = [
+        ToolDoc(tool=t, name=t, description=d, parameters=tuple(Param(name=n, description=n) for n in ps))
+        for t, d, ps in (
+            ("shop.refund", "Refund an order.", ("order_number", "reason")),
+            ("shop.track", "Track a parcel.", ("tracking_id",)),
+            ("shop.label", "Print a label.", ("label_name", "id")),
+        )
+    ]
+    wider = replace(ctx, docset=DocSet([*ctx.docset.values(), *more]))
+    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
+    assert ug.startswith(
+        "It takes no order_id: when the request gives one, call shop.cancel or shop.refund instead."
+    )
+    # a tool of another domain is not offered beside this one, so it is not named
+    wider.benchmark.tool_domain = lambda tool: "returns" if tool == "shop.refund" else "shop"  # type: ignore[attr-defined]
+    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
+    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
+
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:
     """ "change it to October 12th" states 2023-10-12: the doc owes its format, never the value."""

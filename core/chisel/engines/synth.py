@@ -42,6 +42,10 @@ VALUE_FORMATS: tuple[tuple[str, str], ...] = (  # (pattern, label), most specifi
     (r"-?\d+", "an integer"),
     (r"-?\d+\.\d+", "a decimal number"),
 )
+# words a parameter name shares with many unrelated ones ("doctor_name", "user_name"): they tell no tool apart
+GENERIC_WORDS = frozenset(
+    {"name", "names", "id", "ids", "new", "type", "value", "values", "data", "info", "text"}
+)
 ENUM_RE = re.compile(r"(?:one of|choose from:?|must be)\s*((?:'[^']+'(?:,\s*(?:or\s+)?)?)+)", re.IGNORECASE)
 
 
@@ -615,12 +619,34 @@ class Synth:
                 else f"Do not use it where {other} applies; call {other} for those requests."
             )
         for cue, others in cued.items():
+            takers = [*others, *(t for t in self._taking(cue) if t not in others)]
             lines.insert(
                 0,
-                f"It takes no {' or '.join(cue)}: when the request gives one, call {' or '.join(others)} "
+                f"It takes no {' or '.join(cue)}: when the request gives one, call {' or '.join(takers)} "
                 "instead.",
             )
         return lines
+
+    def _taking(self, cue: Sequence[str]) -> list[str]:
+        """Other tools of this tool's domain with a parameter that names one of `cue`'s words (display names).
+
+        Why: "when the request gives a date, call AppointmentRegistration instead" holds for the requests
+        the profile saw misrouted, but a reschedule request gives a date too, and a small model then sends
+        it to the one tool named. Every tool that takes such a value is named, so the sentence says only
+        what the parameters say: this tool is not the one for a request that gives it.
+        """
+        wanted = {w for name in cue for w in name.lower().split("_")} - GENERIC_WORDS
+        domain_of = getattr(self.ctx.benchmark, "tool_domain", None)
+        home = domain_of(self.ctx.tool) if domain_of else None
+        out = set()
+        for tool, doc in self.ctx.docset.items():
+            # a tool of another domain is not offered beside this one
+            if tool == self.ctx.tool or (home is not None and domain_of(tool) != home):
+                continue
+            words = {w for p in doc.parameters for w in p.name.lower().split("_")}
+            if wanted & words:
+                out.add(self._display(tool))
+        return sorted(out)
 
     def _given(self, other: str) -> tuple[str, ...]:
         """Parameters of `other` with no counterpart here that every misrouted request states a value of.
