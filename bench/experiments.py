@@ -690,6 +690,31 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         0.1,
         [HEALTH_MISUSE],
     ),
+    # 16: stage 14's command (`--misused-tools 4`) under DocsChisel 16. Why: stage 14 run 0's SymptomSearch
+    #     doc said "It takes no date or doctor_name or patient_name: when the request gives one, call
+    #     AppointmentRegistration instead" - the one tool whose requests the profile saw misrouted - and
+    #     on its test episodes ModifyRegistration's requests (which name a date and a doctor too) went to
+    #     AppointmentRegistration 8 times instead of 5. DocsChisel 16 names every tool of the domain that
+    #     takes such a value (AppointmentRegistration, ModifyRegistration or QueryRegistration); the
+    #     sentence of a tool whose cue only its seen tools take (AppointmentRegistration's "It takes no
+    #     appointment_id: ... call CancelRegistration or ModifyRegistration") is unchanged, so only the
+    #     misused tool's candidates differ. Plan: stage 14's episodes reused where docs repeat; new: the
+    #     SymptomSearch candidates that carry the sentence (<= 5 iterations x ~15 tasks x 3 samples per
+    #     run) and the evaluation of changed doc sets (<= 3 x 81 + guard 36): <= ~500 episodes, ~0.4 h
+    #     with `--workers 2`, resumable. Paired against stage 14 in the settings table.
+    "compare-api-bank-16": (
+        500,
+        0.4,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --misused-tools 4",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # health-1.5b: the same comparison with Qwen2.5-Coder-1.5B as the target agent: OG, DC-evidence
     #     (stage 13's settings) and GEPA, 3 x 3, on the same split. Why: the 27 health test tasks give an
     #     MDE of 11-13 pp against GEPA; a second target backbone doubles the paired (task, agent) units
@@ -713,6 +738,35 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
                 "health",
                 "og,dc,gepa",
                 f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
+    # health-multi: the same comparison with the multi-agent paradigm (planner + executor, Qwen 0.5B in both
+    #     roles), OG and DC-evidence (stage 13's settings), 3 x 3, on the same split. Why: where the
+    #     paired units can come from. On the gold split, API-Bank's other domains hold 20 (finance) and 10
+    #     (information) test tasks, and the stored 0.5B ReAct episodes put almost all their tools above the
+    #     band (OpenBankAccount 0.95, QueryBalance 1.00, QueryStock 0.97, Calculator 0.88,
+    #     QueryHistoryToday 0.89) or at 0 (GetUserToken): DocumentQA's 2 test tasks alone would be left,
+    #     and the 1.5B agent is stronger still. WorkBench's tools sit below the band for 0.5B (the agent
+    #     does not chain a look-up before a write) and a 1.5B episode there costs ~1-2 min. The
+    #     multi-agent paradigm solves 14.3 % of health's test tasks with the original docs (ReAct: 40.5
+    #     %), and its planner reads only tool names and first description lines, so a doc's description
+    #     decides its routing there: a second paradigm on the same tasks, which the paper's results say
+    #     changes which fields help. The headroom profile decides the compared tools. Plan: the profile
+    #     ~35 opt/val tasks x 3 samples ~105 episodes, DC ~3 x 700, evaluation ~27 x 4 doc sets x 3
+    #     runs + guard ~400: ~2,600 episodes at 18.6 s (4.8 model calls each; the baseline step's
+    #     figure) on two actors, ~6.7 h with `--workers 2`, over 2-3 sessions, resumable; GEPA (~2,100
+    #     episodes more) only after DC shows a gain.
+    "compare-api-bank-health-multi": (
+        2600,
+        6.7,
+        [
+            _compare(
+                "health",
+                "og,dc",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --agent multi",
                 3,
                 grouping="gold",
             ),
@@ -949,7 +1003,9 @@ WAREHOUSE = {
     "compare-api-bank-13": "data/compare-api-bank.duckdb",
     "compare-api-bank-14": "data/compare-api-bank.duckdb",
     "compare-api-bank-15": "data/compare-api-bank.duckdb",
+    "compare-api-bank-16": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-1.5b": "data/compare-api-bank.duckdb",
+    "compare-api-bank-health-multi": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
