@@ -730,10 +730,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  ModifyRegistration (0.92), QueryRegistration (0.96) and SymptomSearch (0.93) lie above it, so
     #  the stronger agent needs no doc for the routing that fails the 0.5B agent most. That makes
     #  27 + 14 = 41 paired (task, agent) units on health, and the run shorter than planned (~3 h).
+    #  Two commands: OG and DC first (a result within one session), then the same with GEPA, which reuses
+    #  every OG and DC episode (the optimization runs and evaluations do not depend on the methods list).
     "compare-api-bank-health-1.5b": (
         4300,
         6.0,
         [
+            _compare(
+                "health",
+                "og,dc",
+                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
             _compare(
                 "health",
                 "og,dc,gepa",
