@@ -1044,3 +1044,54 @@ def test_a_record_id_recurring_across_tasks_is_not_listed_as_an_allowed_value(wa
 
     assert 'One of: "S01", "S02".' in ipd("store")  # an enumeration-like argument: its values are listed
     assert "One of" not in ipd("store_id") and "S01" not in ipd("store_id")
+
+
+def test_a_refinement_that_only_restates_the_original_leaves_room_for_one_that_acts(warehouse) -> None:
+    """The format is already stated: "Refine IPD" would add a period; the tool's rejection message acts."""
+    from core.chisel.engines.evidence import EvidenceEngine, says_the_same
+    from core.chisel.memory import DomainMemory
+
+    assert says_the_same("Day. Format: %Y-%m-%d.", "Day.  Format: %Y-%m-%d")
+    assert says_the_same(
+        {"date": "Day. Format: YYYY-MM-DD."}, {"date": "Day. Format: YYYY-MM-DD", "qty": "n"}
+    )
+    assert not says_the_same(
+        {"date": "Day. Format: YYYY-MM-DD.", "qty": "n."}, {"date": "Day. Format: YYYY-MM-DD"}
+    )
+    assert not says_the_same("Day. Format: YYYY-MM-DD.", "Day.")
+
+    bench = ShopBench(n=24, quote_tasks=0)
+    original = bench.original_docs()["shop.order"]
+    gold = [Call("shop.order", {"item": "item2", "qty": 3, "date": "2024-02-03"})]
+    error = "time data '2024/02/03' does not match format '%Y-%m-%d'"
+    trace = _trace(
+        [{"tool": "shop.order", "args": {"item": "item2", "qty": 3, "date": "2024/02/03"}, "error": error}]
+    )
+    engine, memory = EvidenceEngine(), DomainMemory("shop")
+
+    def merged_ops(doc):
+        ctx = _shop_ctx(warehouse, doc=doc)
+        days = {t: f"2024-02-{i % 28 + 1:02d}" for i, t in enumerate(sorted(ctx.opt_task_ids))}
+        ctx.gt.calls = lambda task_id, purpose: (  # type: ignore[method-assign]
+            gold
+            if task_id == "t"
+            else [Call("shop.order", {"item": "item2", "qty": 3, "date": days.get(task_id)})]
+        )
+        d = engine.diagnose(ctx, trace, memory)
+        plan = engine.merge(ctx, [engine.plan(ctx, d, memory)], [d], memory)
+        return [o.key() for o in plan.operations], plan.notes
+
+    # the original does not state the format: stating it is the first fix
+    ops, _ = merged_ops(original)
+    assert ("Refine", "IPD") in ops
+    # it already does (the synthesiser's text differs by a final period only): the Refine is dropped, and
+    # a typed parameter or the rejection message takes its place in the plan
+    params = [
+        p.model_copy(update={"description": "Delivery day. Format: YYYY-MM-DD"}) if p.name == "date" else p
+        for p in original.parameters
+    ]
+    stated = original.model_copy(update={"parameters": tuple(params)})
+    stated_ops, notes = merged_ops(stated)
+    assert ("Refine", "IPD") not in stated_ops, (stated_ops, notes)
+    assert {("Refine", "IPT"), ("Add", "IC")} & set(stated_ops), "an operation that acts takes the slot"
+    assert any("Refine IPD: the evidence says what the original already says" in n for n in notes)

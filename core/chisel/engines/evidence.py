@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from core.chisel.differ import Finding, diff_trace
@@ -51,6 +52,25 @@ def findings_of(diagnosis: Diagnosis) -> list[Finding]:
             )
         )
     return out
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().rstrip(".").strip()
+
+
+def says_the_same(content: object, original: object) -> bool:
+    """Whether generated content only restates the original field (up to spacing and a final period).
+
+    Why: a parameter description that already states the format ("Format: %Y-%m-%d %H:%M:%S") comes
+    back from the synthesiser with a period added; taken as a change, that Refine IPD fills a slot of
+    the plan while changing nothing the agent reads, and the operation that would act (the tool's
+    rejection message, a typed parameter) waits for a later iteration or never comes.
+    """
+    if isinstance(content, str) and isinstance(original, str):
+        return _plain(content) == _plain(original)
+    if isinstance(content, dict) and isinstance(original, dict):
+        return all(k in original and says_the_same(v, original[k]) for k, v in content.items())
+    return content == original
 
 
 def _union(old: object, new: object) -> object:
@@ -261,7 +281,7 @@ class EvidenceEngine:
                     }
                 )
                 continue
-            if op.op != "Remove" and content == ctx.original.get(op.field):
+            if op.op != "Remove" and says_the_same(content, ctx.original.get(op.field)):
                 notes.append(f"dropped {op.op} {op.field}: the evidence says what the original already says")
                 continue
             score = 2.0 * len(op.support) / n + self._rank_bonus(
