@@ -735,7 +735,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  Measured, OG and DC (1892a81772fddb15 under DocsChisel 16; DC runs of 30.3, 17.5 and 21.3 min): TS
     #  OG 81.0, DC 85.7 (runs 81.0, 83.3, 92.9): +4.8 pp [-9.5, +20.6], McNemar p 1.0, MDE 22.8 (+5.9 %
     #  relative); guard +1.9 pp, no task lost. Why: 9 of the 14 test tasks are solved in every episode
-    #  by both, one by neither (ModifyRegistration-QueryHealthData-CancelRegistration-2-2#2). Gained: RecordHealthData-AppointmentRegistration-EmergencyKnowledge-2-4#0 (0.33 -> 0.89;
+    #  by both, one by neither (ModifyRegistration-QueryHealthData-CancelRegistration-2-2#2). Gained:
+    #  RecordHealthData-AppointmentRegistration-EmergencyKnowledge-2-4#0 (0.33 -> 0.89;
     #  OG wrote time="2023-08-15T09:30:00", which the tool rejects; DC's constraint quotes that
     #  rejection) and -2-5#2 (0.00 -> 0.78; OG wrote doctor_name="Dr. Smith" or called QueryHealthData).
     #  Lost: QueryHealthData-CancelRegistration-SymptomSearch-2-1#0 (1.00 -> 0.44): under runs 0 and 1's
