@@ -702,6 +702,14 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     SymptomSearch candidates that carry the sentence (<= 5 iterations x ~15 tasks x 3 samples per
     #     run) and the evaluation of changed doc sets (<= 3 x 81 + guard 36): <= ~500 episodes, ~0.4 h
     #     with `--workers 2`, resumable. Paired against stage 14 in the settings table.
+    #  Measured (4639ece4814292d6 under DocsChisel 16; optimization runs of 4.8, 0.8 and 0.3 min, ~6 min
+    #  in all): SymptomSearch joined in every run again, and every run kept its original doc. Run 0's
+    #  candidate with the new sentence ("... call AppointmentRegistration or ModifyRegistration or
+    #  QueryRegistration instead") held validation (0.58 -> 0.58) but no longer gained on its optimization
+    #  tasks (0.67 -> 0.67; stage 14's one-tool sentence: 0.75) - its one misuse optimization task is an
+    #  AppointmentRegistration request, which the one-tool sentence routed there - so the original was
+    #  kept, and every doc set repeats stage 13's (DC 65.0, +16.9 pp over OG; against stage 14 +0.4 pp).
+    #  The misused tool's candidates are judged on 4 + 4 tasks, too few to tell either sentence's effect.
     "compare-api-bank-16": (
         500,
         0.4,
