@@ -723,6 +723,18 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             ),
         ],
     ),
+    # 17: stage 13's command under DocsChisel 17 (a plan operation that only restates the original field,
+    #     such as QueryHealthData's "Format: %Y-%m-%d %H:%M:%S" with a period added, is dropped, and its
+    #     slot goes to the next operation the evidence supports). Why: the 0.5B agent's QueryHealthData and
+    #     RecordHealthData candidates carry that no-op too (stage 10 run 0's QueryHealthData doc differs
+    #     from the original by two periods). Plan: the candidates of the tools whose first plans change
+    #     and the evaluation of changed doc sets: <= ~800 episodes, ~0.6 h with `--workers 2`, resumable.
+    #     Paired against stage 13 in the settings table.
+    "compare-api-bank-17": (
+        800,
+        0.6,
+        [HEALTH_MISUSE],
+    ),
     # health-1.5b: the same comparison with Qwen2.5-Coder-1.5B as the target agent: OG, DC-evidence
     #     (stage 13's settings) and GEPA, 3 x 3, on the same split. Why: the 27 health test tasks give an
     #     MDE of 11-13 pp against GEPA; a second target backbone doubles the paired (task, agent) units
@@ -1057,6 +1069,7 @@ WAREHOUSE = {
     "compare-api-bank-14": "data/compare-api-bank.duckdb",
     "compare-api-bank-15": "data/compare-api-bank.duckdb",
     "compare-api-bank-16": "data/compare-api-bank.duckdb",
+    "compare-api-bank-17": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-1.5b": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-1.5b-17": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-multi": "data/compare-api-bank.duckdb",
