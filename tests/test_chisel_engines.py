@@ -989,6 +989,10 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
     wider.benchmark.tool_domain = lambda tool: "returns" if tool == "shop.refund" else "shop"  # type: ignore[attr-defined]
     ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
     assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
+    # a tool the benchmark does not know (an SOP added to the doc set) is not named, and breaks nothing
+    wider.benchmark.tool_domain = {"shop.order": "shop"}.__getitem__  # type: ignore[attr-defined]
+    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
+    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:

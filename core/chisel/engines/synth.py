@@ -636,8 +636,15 @@ class Synth:
         what the parameters say: this tool is not the one for a request that gives it.
         """
         wanted = {w for name in cue for w in name.lower().split("_")} - GENERIC_WORDS
-        domain_of = getattr(self.ctx.benchmark, "tool_domain", None)
-        home = domain_of(self.ctx.tool) if domain_of else None
+        lookup = getattr(self.ctx.benchmark, "tool_domain", None)
+
+        def domain_of(tool: str) -> str | None:
+            try:
+                return lookup(tool) if lookup else None
+            except KeyError:  # a tool the benchmark does not know (an SOP added to the doc set)
+                return None
+
+        home = domain_of(self.ctx.tool)
         out = set()
         for tool, doc in self.ctx.docset.items():
             # a tool of another domain is not offered beside this one
