@@ -730,6 +730,18 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     from the original by two periods). Plan: the candidates of the tools whose first plans change
     #     and the evaluation of changed doc sets: <= ~800 episodes, ~0.6 h with `--workers 2`, resumable.
     #     Paired against stage 13 in the settings table.
+    #  Measured (83f882a6e8dba9e2 under DocsChisel 17; optimization runs of 1.4, 4.8 and 6.9 min; the step
+    #  26 min): QueryHealthData kept its original doc in runs 0 and 1 (the period-only candidate is gone;
+    #  the candidates that act, typed parameter and rejection message, did not pass validation) and run 1
+    #  took another AppointmentRegistration candidate. TS OG 48.1, DC 68.3 (runs 64.2, 70.4, 70.4): +20.2
+    #  pp [+7.4, +34.6], McNemar p 0.0078, MDE 19.8; +41.9 % relative, equal to stage 10's best; guard +6.5
+    #  pp, no task lost. Against stage 13 +3.3 pp [-0.8, +8.2] (n.s.), against stage 10 +0.0; against
+    #  GEPA +8.2 pp [+0.4, +17.3], McNemar 4/0, p 0.125 (Holm 1.0), MDE 12.2. Why: run 1's
+    #  AppointmentRegistration candidate solves AppointmentRegistration-level-1-1 (0.33 -> 1.00) and both
+    #  CancelRegistration-RecordHealthData-QueryRegistration tasks (0.00-0.33 -> 0.67-1.00) that stage 13's
+    #  run 1 lost; run 2 loses RecordHealthData-level-1-2 (1.00 -> 0.00) and gains
+    #  AppointmentRegistration-level-1-1 (0.00 -> 1.00). The QueryHealthData test task that moved for the
+    #  1.5B agent fails for 0.5B by routing (SymptomSearch), in every doc set.
     "compare-api-bank-17": (
         800,
         0.6,
