@@ -46,6 +46,13 @@ VALUE_FORMATS: tuple[tuple[str, str], ...] = (  # (pattern, label), most specifi
 GENERIC_WORDS = frozenset(
     {"name", "names", "id", "ids", "new", "type", "value", "values", "data", "info", "text"}
 )
+
+
+def name_words(names: Sequence[str]) -> set[str]:
+    """The words of parameter names (`new_appointment_date` -> new, appointment, date), lower case."""
+    return {w for name in names for w in name.lower().split("_")}
+
+
 ENUM_RE = re.compile(r"(?:one of|choose from:?|must be)\s*((?:'[^']+'(?:,\s*(?:or\s+)?)?)+)", re.IGNORECASE)
 
 
@@ -635,7 +642,7 @@ class Synth:
         it to the one tool named. Every tool that takes such a value is named, so the sentence says only
         what the parameters say: this tool is not the one for a request that gives it.
         """
-        wanted = {w for name in cue for w in name.lower().split("_")} - GENERIC_WORDS
+        wanted = name_words(cue) - GENERIC_WORDS
         lookup = getattr(self.ctx.benchmark, "tool_domain", None)
 
         def domain_of(tool: str) -> str | None:
@@ -650,8 +657,7 @@ class Synth:
             # a tool of another domain is not offered beside this one
             if tool == self.ctx.tool or (home is not None and domain_of(tool) != home):
                 continue
-            words = {w for p in doc.parameters for w in p.name.lower().split("_")}
-            if wanted & words:
+            if wanted & name_words([p.name for p in doc.parameters]):
                 out.add(self._display(tool))
         return sorted(out)
 
@@ -670,7 +676,7 @@ class Synth:
         tids = sorted({t for t in tids if t in self.ctx.opt_task_ids})
         if not tids:
             return ()
-        words = {w for p in self.doc.parameters for w in p.name.lower().split("_")}
+        words = name_words([p.name for p in self.doc.parameters])
         counts: dict[str, int] = {}
         for tid in tids:
             query = self.ctx.gt.query(tid) or ""
@@ -678,7 +684,7 @@ class Synth:
                 (c for c in self.ctx.gt.calls(tid, "synthesis") if self._display(c.tool) == other), None
             )
             for name, value in (call.args if call else {}).items():
-                if not words & set(name.lower().split("_")) and stated_in(value, query):
+                if not words & name_words([name]) and stated_in(value, query):
                     counts[name] = counts.get(name, 0) + 1
         return tuple(sorted(n for n, c in counts.items() if c == len(tids)))
 
