@@ -189,9 +189,10 @@ def chisel(wh) -> str | None:
 
 @section(45, "Method comparison: OG, EasyTool, DRAFT and DocsChisel on held-out test tasks")
 def comparison(wh) -> str | None:
+    from core.study.compare_agents import agents_part
     from core.study.compare_report import comparison_section
 
-    return comparison_section(wh)
+    return comparison_section(wh, headline=agents_part)
 
 
 @section(46, "Which changed doc moved a comparison: each doc alone, and the doc set without it")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
@@ -795,7 +796,14 @@ def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     return df[cols]
 
 
-def comparison_section(warehouse) -> str | None:
+def comparison_section(
+    warehouse, headline: Callable[[list[StoredComparison]], str | None] | None = None
+) -> str | None:
+    """The results document's comparison section; `headline` adds a part over all comparisons first.
+
+    Why a parameter: a part built on this module's records (the agents table of
+    `compare_agents`) cannot be imported here without an import cycle.
+    """
     comparisons, older = current_comparisons(stored_comparisons(warehouse))
     unfinished = [c.compare_id for c in comparisons if len(c.methods) < 2]
     comparisons = [c for c in comparisons if len(c.methods) >= 2]
@@ -808,7 +816,10 @@ def comparison_section(warehouse) -> str | None:
         "the baselines; 12.65 min and 4,481 tokens per tool; docs of 189 tokens (original 153); without "
         "memory TS is 76% lower after 5 iterations."
     )
-    parts = [intro, *(markdown(c) for c in comparisons)]
+    parts = [intro]
+    if headline is not None and (part := headline(comparisons)):
+        parts.append(part)
+    parts += [markdown(c) for c in comparisons]
     pooled = pooled_frame(comparisons)
     if not pooled.empty:
         parts.append(

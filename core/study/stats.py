@@ -203,6 +203,30 @@ def bootstrap_interval(
     return Interval(float(a.mean()), float(lo), float(hi), n, "bootstrap")
 
 
+def cluster_bootstrap_interval(
+    clusters: Sequence[Sequence[float]], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> Interval:
+    """Percentile bootstrap interval of the mean over all values, resampling whole clusters.
+
+    Why: the same test task measured with two target agents gives two values that share the
+    task's difficulty; resampling values one by one would count them as independent and make the
+    interval too narrow. Resampling tasks, each with all its values, keeps that dependence.
+    """
+    sums = np.asarray([float(sum(c)) for c in clusters], dtype=float)
+    sizes = np.asarray([len(c) for c in clusters], dtype=float)
+    k = len(sums)
+    if k == 0 or sizes.sum() == 0:
+        nan = float("nan")
+        return Interval(nan, nan, nan, 0, "cluster bootstrap")
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, k, size=(resamples, k))
+    means = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+    lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return Interval(
+        float(sums.sum() / sizes.sum()), float(lo), float(hi), int(sizes.sum()), "cluster bootstrap"
+    )
+
+
 def paired_delta(variant: Sequence[float], base: Sequence[float], confidence: float = 0.95) -> Interval:
     """Interval of the mean difference variant - base over paired repeats (same seeds)."""
     if len(variant) != len(base):

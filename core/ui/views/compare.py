@@ -20,6 +20,7 @@ import streamlit as st
 
 from core import jobs
 from core.study import compare_report as report
+from core.study.compare_agents import agents_frame
 from core.ui import charts, chartview, stats
 from core.ui import components as ui
 from core.ui.live import live
@@ -238,6 +239,13 @@ def stored_comparisons(path: str) -> None:
     )
     current, _ = report.current_comparisons(found)
     for heading, caption, frame in (
+        (
+            "The newest DocsChisel revision across target agents",
+            "Every target agent measured under the newest DocsChisel revision with the same settings: one row "
+            "per agent and one pooled over agents (a unit is one agent on one test task). McNemar counts units "
+            "that flipped; Δ's interval resamples test tasks with all their agents' units.",
+            agents_frame(current),
+        ),
         (
             "Pooled over domains",
             "The paired per-task test on the union of the test tasks of comparisons with the same benchmark, "

@@ -1,0 +1,190 @@
+"""The current DocsChisel revision across target agents: one paired test over (agent, task) units.
+
+Why: each comparison measures one target agent, and its paired test has the power of its own
+test tasks (14-27 on one domain). The question a user asks is whether the current engine helps
+the agents they run, so the newest revision's comparisons with the same DocsChisel settings are
+put side by side, one row per agent, and pooled: a unit is one agent on one test task. Agents
+are not chosen after the fact: every agent measured under the newest revision with those settings
+enters. The McNemar test counts units (outcomes of different agents are separate samples, so the
+test holds for these tasks); the interval of Δ resamples tasks with all their agents' units
+(`cluster_bootstrap_interval`), since two agents share a task's difficulty.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from core.study.compare_report import (
+    PEERS,
+    StoredComparison,
+    _finite_pct,
+    _label,
+    _opt_runs,
+    _same_tasks_key,
+    dc_settings,
+    runtime_label,
+    split_grouping,
+)
+from core.study.compare_rows import paired_tasks
+from core.study.stats import cluster_bootstrap_interval, relative_improvement
+from core.tables import markdown_table as table
+
+VERSUS = ("og", *PEERS)
+
+
+def revision_number(revision: str | None) -> int:
+    """`docschisel-17` -> 17; a comparison without a DocsChisel revision sorts first (-1)."""
+    found = re.search(r"(\d+)$", revision or "")
+    return int(found.group(1)) if found else -1
+
+
+def _model(c: StoredComparison) -> str:
+    return str((c.spec.get("agent") or {}).get("model") or "?")
+
+
+def _group_key(c: StoredComparison) -> tuple:
+    """What must match for agents to be pooled: benchmark, paradigm, sampling, split and DC settings."""
+    s, a = c.spec, c.spec.get("agent") or {}
+    settings = {k: v for k, v in dc_settings(c).items() if k != "revision"}
+    return (
+        c.benchmark,
+        runtime_label((c.detail or {}).get("runtime")),  # the runtime's build, not the model file
+        a.get("paradigm"),
+        a.get("doc_mode"),
+        s.get("temperature"),
+        int(s.get("eval_runs") or 1),
+        split_grouping(c),
+        tuple(s.get("optimizer_models") or ()),
+        s.get("engine"),
+        tuple(settings.items()),
+    )
+
+
+def _per_task(c: StoredComparison, method: str) -> dict[str, float]:
+    return dict((((c.detail or {}).get("per_task") or {}).get(method) or {}).get("ts") or {})
+
+
+def _versus_source(
+    dc: StoredComparison, method: str, comparisons: list[StoredComparison]
+) -> StoredComparison | None:
+    """Where `method` was measured on DC's test tasks: DC's own comparison, else a peer comparison.
+
+    Comparisons with the same test tasks, agent and evaluation runs use the same sampling seeds, so
+    a peer run elsewhere pairs by task (the one with most optimization runs, then the newest).
+    """
+    if _per_task(dc, method):
+        return dc
+    found = [c for c in comparisons if _same_tasks_key(c) == _same_tasks_key(dc) and _per_task(c, method)]
+    return max(found, key=_opt_runs) if found else None  # max keeps the first (newest) of equals
+
+
+def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:
+    """Per pooling group, per agent: the newest revision's DC comparisons, disjoint in test tasks."""
+    with_dc = [c for c in comparisons if _per_task(c, "dc")]
+    groups: dict[tuple, list[StoredComparison]] = {}
+    for c in with_dc:
+        groups.setdefault(_group_key(c), []).append(c)
+    out: dict[tuple, dict[str, list[StoredComparison]]] = {}
+    for key, group in groups.items():
+        newest = max(revision_number(c.dc_algorithm) for c in group)
+        agents: dict[str, list[StoredComparison]] = {}
+        seen: dict[str, set[str]] = {}
+        ranked = sorted(
+            (c for c in group if revision_number(c.dc_algorithm) == newest), key=_opt_runs, reverse=True
+        )  # stable: newest first among equal optimization runs
+        for c in ranked:
+            model = _model(c)
+            if not seen.setdefault(model, set()) & set(c.task_ids):
+                agents.setdefault(model, []).append(c)
+                seen[model] |= set(c.task_ids)
+        if len(agents) >= 2:
+            out[key] = dict(sorted(agents.items()))  # agents in name order, whichever ran last
+    return out
+
+
+def _row(
+    agents: str, dc_label: str, versus: str, units: dict[str, tuple[str, float, float]], sources: str
+) -> dict[str, Any]:
+    """One row: DC against `versus` over `units` (unit -> (task, DC outcome, other outcome))."""
+    a = {u: v[1] for u, v in units.items()}
+    b = {u: v[2] for u, v in units.items()}
+    ev = paired_tasks(a, b)
+    clusters: dict[str, list[float]] = {}
+    for task, x, y in units.values():
+        clusters.setdefault(task, []).append(x - y)
+    ci = cluster_bootstrap_interval(list(clusters.values()))
+    mean_a, mean_b = sum(a.values()) / len(a), sum(b.values()) / len(b)
+    return {
+        "agents": agents,
+        "method": dc_label,
+        "versus": versus,
+        "units": len(units),
+        "tasks": len(clusters),
+        "DC %": 100 * mean_a,
+        "other %": 100 * mean_b,
+        "relative %": _finite_pct(relative_improvement(mean_a, mean_b)),
+        "Δ pp [95% CI]": f"{100 * ci.mean:+.1f} [{100 * ci.low:+.1f}, {100 * ci.high:+.1f}]",
+        "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
+        "p (McNemar)": f"{float(ev['mcnemar_p']):.4f}",
+        "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
+        "comparisons": sources,
+    }
+
+
+def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
+    """The newest DocsChisel revision against OG and each peer, per target agent and pooled over agents.
+
+    `comparisons` newest first. Per pooling group (same benchmark, paradigm, temperature,
+    evaluation runs, split and DocsChisel settings; at least two agents measured under the newest
+    revision), one row per agent and one pooled row per method DC is set against; a method
+    measured for only some agents is pooled over those.
+    """
+    rows: list[dict[str, Any]] = []
+    for agents in _members(comparisons).values():
+        first = next(iter(agents.values()))[0]
+        dc_label = f"{_label(first, 'dc')}, {first.dc_algorithm}"
+        for versus in VERSUS:
+            pooled: dict[str, tuple[str, float, float]] = {}
+            names, ids = [], []
+            for model, members in agents.items():
+                units: dict[str, tuple[str, float, float]] = {}
+                used, label = [], versus
+                for dc in members:
+                    source = _versus_source(dc, versus, comparisons)
+                    if source is None:
+                        continue
+                    a, b = _per_task(dc, "dc"), _per_task(source, versus)
+                    units.update({f"{model} · {t}": (t, a[t], b[t]) for t in sorted(set(a) & set(b))})
+                    used.append(dc.compare_id if source is dc else f"{dc.compare_id} + {source.compare_id}")
+                    label = _label(source, versus)
+                if not units:
+                    continue
+                rows.append(_row(model, dc_label, label, units, ", ".join(f"`{u}`" for u in used)))
+                pooled.update(units)
+                names.append(model)
+                ids += used
+            if len(names) >= 2:
+                rows.append(
+                    _row(" + ".join(names), dc_label, label, pooled, ", ".join(f"`{u}`" for u in ids))
+                )
+    return pd.DataFrame(rows)
+
+
+def agents_part(comparisons: list[StoredComparison]) -> str | None:
+    """`agents_frame` as the results document's first part of the comparison section, or None."""
+    agents = agents_frame(comparisons)
+    if agents.empty:
+        return None
+    return (
+        "**The newest DocsChisel revision across target agents** (every agent measured under that revision "
+        "with the same DocsChisel settings, benchmark, paradigm and temperature): one row per agent and a "
+        "row pooled over agents, where a unit is one agent on one test task. Each unit's outcome is its mean "
+        "over a method's runs; a peer measured in another comparison on the same test tasks and seeds is "
+        "paired from there. McNemar counts units whose majority outcome flipped each way; the interval of "
+        "Δ resamples test tasks with all their agents' units, since two agents share a task's difficulty; "
+        "the minimum detectable effect is that of this many paired units (α = 0.05, 80 % power):\n\n"
+        + table(agents, floatfmt=".1f")
+    )
