@@ -11,7 +11,12 @@ from tests.test_study_compare import _stored_comparison
 
 
 def _stored(
-    cid: str, model: str, revision: str | None, per_task: dict[str, dict[str, float]], **setting
+    cid: str,
+    model: str,
+    revision: str | None,
+    per_task: dict[str, dict[str, float]],
+    paradigm: str = "react",
+    **setting,
 ) -> StoredComparison:
     """A stored health comparison of `model` whose methods (OG first) have the given per-task TS."""
     og, dc, peers = (
@@ -19,7 +24,7 @@ def _stored(
         per_task.get("dc"),
         {m: t for m, t in per_task.items() if m not in ("og", "dc")},
     )
-    c = _stored_comparison(cid, dc, peers=peers, agent={"model": model, "paradigm": "react"}, **setting)
+    c = _stored_comparison(cid, dc, peers=peers, agent={"model": model, "paradigm": paradigm}, **setting)
     c.detail["per_task"]["og"]["ts"] = og
     c.dc_algorithm = revision if dc is not None else None
     return c
@@ -64,7 +69,8 @@ def test_the_newest_revision_is_pooled_over_agents_by_agent_and_task() -> None:
     other = _stored(
         "other", "qwen-3b", "docschisel-17", {"og": zero, "dc": dict.fromkeys(tasks, 1.0)}, misuse_tasks=4
     )
-    frame = agents_frame([large, other, gepa, small, small_old])  # newest first
+    newer = _stored("small-18", "qwen-0.5b", "docschisel-18", {"og": zero, "dc": zero})  # one agent so far
+    frame = agents_frame([newer, large, other, gepa, small, small_old])  # newest first
     rows = {(r["agents"], r["versus"]): r for r in frame.to_dict("records")}
     # the 3b agent has other DocsChisel settings, and revision 16 is not the newest: neither enters
     assert set(rows) == {
@@ -86,6 +92,13 @@ def test_the_newest_revision_is_pooled_over_agents_by_agent_and_task() -> None:
     assert peer["comparisons"] == "`small-17 + small-gepa`"
     assert peer["McNemar b/c"] == "1/0" and peer["units"] == 4
     assert "| qwen-0.5b + qwen-1.5b |" in (agents_part([large, small, gepa]) or "")
+    # another paradigm of the same model is another agent, on the same tasks
+    multi = _stored(
+        "multi-17", "qwen-0.5b", "docschisel-17", {"og": zero, "dc": {**zero, "t3": 1.0}}, "multi"
+    )
+    pooled = agents_frame([multi, large, small]).iloc[-1]
+    assert pooled["agents"] == "qwen-0.5b + qwen-0.5b (multi/native) + qwen-1.5b"
+    assert (pooled["units"], pooled["tasks"], pooled["McNemar b/c"]) == (12, 4, "6/1")
     # one agent alone is its own comparison's table
     assert agents_frame([small, gepa]).empty and agents_part([small, gepa]) is None
     assert revision_number("docschisel-17") == 17 and revision_number(None) == -1

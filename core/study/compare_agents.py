@@ -1,11 +1,11 @@
 """The current DocsChisel revision across target agents: one paired test over (agent, task) units.
 
-Why: each comparison measures one target agent, and its paired test has the power of its own
-test tasks (14-27 on one domain). The question a user asks is whether the current engine helps
-the agents they run, so the newest revision's comparisons with the same DocsChisel settings are
-put side by side, one row per agent, and pooled: a unit is one agent on one test task. Agents
-are not chosen after the fact: every agent measured under the newest revision with those settings
-enters. The McNemar test counts units (outcomes of different agents are separate samples, so the
+Why: each comparison measures one target agent (a model in a paradigm), and its paired test has
+the power of its own test tasks (14-27 on one domain). The question a user asks is whether the
+current engine helps the agents they run, so the newest revision measured on several agents, with
+the same DocsChisel settings, is put side by side, one row per agent, and pooled: a unit is one
+agent on one test task. Agents are not chosen after the fact: every agent measured under that
+revision with those settings enters. The McNemar test counts units (outcomes of different agents are separate samples, so the
 test holds for these tasks); the interval of Δ resamples tasks with all their agents' units
 (`cluster_bootstrap_interval`), since two agents share a task's difficulty.
 """
@@ -41,19 +41,20 @@ def revision_number(revision: str | None) -> int:
     return int(found.group(1)) if found else -1
 
 
-def _model(c: StoredComparison) -> str:
-    return str((c.spec.get("agent") or {}).get("model") or "?")
+def _agent(c: StoredComparison) -> str:
+    """The target agent: its model, and its paradigm where it is not ReAct with native tool calling."""
+    a = c.spec.get("agent") or {}
+    how = f"{a.get('paradigm') or 'react'}/{a.get('doc_mode') or 'native'}"
+    return str(a.get("model") or "?") + ("" if how == "react/native" else f" ({how})")
 
 
 def _group_key(c: StoredComparison) -> tuple:
-    """What must match for agents to be pooled: benchmark, paradigm, sampling, split and DC settings."""
-    s, a = c.spec, c.spec.get("agent") or {}
+    """What must match for agents to be pooled: benchmark, runtime build, sampling, split and DC settings."""
+    s = c.spec
     settings = {k: v for k, v in dc_settings(c).items() if k != "revision"}
     return (
         c.benchmark,
         runtime_label((c.detail or {}).get("runtime")),  # the runtime's build, not the model file
-        a.get("paradigm"),
-        a.get("doc_mode"),
         s.get("temperature"),
         int(s.get("eval_runs") or 1),
         split_grouping(c),
@@ -82,26 +83,31 @@ def _versus_source(
 
 
 def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:
-    """Per pooling group, per agent: the newest revision's DC comparisons, disjoint in test tasks."""
+    """Per pooling group, per agent: DC comparisons of one revision, disjoint in test tasks.
+
+    The revision is the newest one measured on at least two agents: a revision just written and so
+    far run on one agent does not hide the pooled result of the one before it.
+    """
     with_dc = [c for c in comparisons if _per_task(c, "dc")]
     groups: dict[tuple, list[StoredComparison]] = {}
     for c in with_dc:
         groups.setdefault(_group_key(c), []).append(c)
     out: dict[tuple, dict[str, list[StoredComparison]]] = {}
     for key, group in groups.items():
-        newest = max(revision_number(c.dc_algorithm) for c in group)
-        agents: dict[str, list[StoredComparison]] = {}
-        seen: dict[str, set[str]] = {}
-        ranked = sorted(
-            (c for c in group if revision_number(c.dc_algorithm) == newest), key=_opt_runs, reverse=True
-        )  # stable: newest first among equal optimization runs
-        for c in ranked:
-            model = _model(c)
-            if not seen.setdefault(model, set()) & set(c.task_ids):
-                agents.setdefault(model, []).append(c)
-                seen[model] |= set(c.task_ids)
-        if len(agents) >= 2:
-            out[key] = dict(sorted(agents.items()))  # agents in name order, whichever ran last
+        for revision in sorted({revision_number(c.dc_algorithm) for c in group}, reverse=True):
+            agents: dict[str, list[StoredComparison]] = {}
+            seen: dict[str, set[str]] = {}
+            ranked = sorted(
+                (c for c in group if revision_number(c.dc_algorithm) == revision), key=_opt_runs, reverse=True
+            )  # stable: newest first among equal optimization runs
+            for c in ranked:
+                agent = _agent(c)
+                if not seen.setdefault(agent, set()) & set(c.task_ids):
+                    agents.setdefault(agent, []).append(c)
+                    seen[agent] |= set(c.task_ids)
+            if len(agents) >= 2:
+                out[key] = dict(sorted(agents.items()))  # agents in name order, whichever ran last
+                break
     return out
 
 
@@ -135,11 +141,11 @@ def _row(
 
 
 def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
-    """The newest DocsChisel revision against OG and each peer, per target agent and pooled over agents.
+    """A DocsChisel revision against OG and each peer, per target agent and pooled over agents.
 
-    `comparisons` newest first. Per pooling group (same benchmark, paradigm, temperature,
-    evaluation runs, split and DocsChisel settings; at least two agents measured under the newest
-    revision), one row per agent and one pooled row per method DC is set against; a method
+    `comparisons` newest first. Per pooling group (same benchmark, runtime build, temperature,
+    evaluation runs, split and DocsChisel settings; the newest revision measured there on at least
+    two agents), one row per agent and one pooled row per method DC is set against; a method
     measured for only some agents is pooled over those.
     """
     rows: list[dict[str, Any]] = []
@@ -149,7 +155,7 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
         for versus in VERSUS:
             pooled: dict[str, tuple[str, float, float]] = {}
             names, ids = [], []
-            for model, members in agents.items():
+            for agent, members in agents.items():
                 units: dict[str, tuple[str, float, float]] = {}
                 used, label = [], versus
                 for dc in members:
@@ -157,14 +163,14 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
                     if source is None:
                         continue
                     a, b = _per_task(dc, "dc"), _per_task(source, versus)
-                    units.update({f"{model} · {t}": (t, a[t], b[t]) for t in sorted(set(a) & set(b))})
+                    units.update({f"{agent} · {t}": (t, a[t], b[t]) for t in sorted(set(a) & set(b))})
                     used.append(dc.compare_id if source is dc else f"{dc.compare_id} + {source.compare_id}")
                     label = _label(source, versus)
                 if not units:
                     continue
-                rows.append(_row(model, dc_label, label, units, ", ".join(f"`{u}`" for u in used)))
+                rows.append(_row(agent, dc_label, label, units, ", ".join(f"`{u}`" for u in used)))
                 pooled.update(units)
-                names.append(model)
+                names.append(agent)
                 ids += used
             if len(names) >= 2:
                 rows.append(
@@ -179,9 +185,10 @@ def agents_part(comparisons: list[StoredComparison]) -> str | None:
     if agents.empty:
         return None
     return (
-        "**The newest DocsChisel revision across target agents** (every agent measured under that revision "
-        "with the same DocsChisel settings, benchmark, paradigm and temperature): one row per agent and a "
-        "row pooled over agents, where a unit is one agent on one test task. Each unit's outcome is its mean "
+        "**The newest DocsChisel revision across target agents** (the newest revision measured on several "
+        "target agents — a model in a paradigm — and every agent measured under it with the same DocsChisel "
+        "settings, benchmark and temperature): one row per agent and a row pooled over agents, where a unit "
+        "is one agent on one test task. Each unit's outcome is its mean "
         "over a method's runs; a peer measured in another comparison on the same test tasks and seeds is "
         "paired from there. McNemar counts units whose majority outcome flipped each way; the interval of "
         "Δ resamples test tasks with all their agents' units, since two agents share a task's difficulty; "
