@@ -779,9 +779,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  typed candidate existed in runs 0 and 1 too (iteration 2), but fell on one validation sample (0.50
     #  -> 0.42; the 4 pooled validation tasks sit at 0.50 for every candidate of every tool). DocsChisel
     #  17 drops such a no-op refinement, so the operation that acts takes its slot (health-1.5b-17).
+    #  GEPA (the second command), measured pace: its budgets are DocsChisel 17's runs' 258, 258 and 219
+    #  episodes; in 50 min run 0 reached iteration 29 with 99 new episodes (32.6 s per agent call at ~2,000
+    #  prompt tokens on two actors, a test run beside them: every GEPA candidate changes the docs, so the
+    #  cached prompt prefix ends early) and 18 reflection calls (57 s each). ~1.5 h per run: ~4.5 h for
+    #  the three, then ~250 evaluation episodes, over two sessions; stored episodes and reflection calls
+    #  replay from the warehouse, so a stopped run resumes where it was.
     "compare-api-bank-health-1.5b": (
         4300,
-        6.0,
+        8.0,
         [
             _compare(
                 "health",
