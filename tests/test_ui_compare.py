@@ -103,3 +103,30 @@ def test_every_tab_of_a_stored_comparison_draws_the_regression_guard_too(seeded:
     assert list(guard["tasks lost"]) == ["", "g2 (called a tool)"]
     at = _open(at, "cmp_stored_tab", "Attribution")
     assert any(f"study attribute --compare {compare_id}" in c.value for c in at.caption)
+
+
+def test_a_second_target_agent_under_the_same_revision_draws_the_agents_table(seeded: Path) -> None:
+    """The stored comparison again for another model: the page pools the two agents by task."""
+    wh = Warehouse(seeded)
+    compare_id, result_id = wh.rows(
+        "SELECT compare_id, result_id FROM comparisons WHERE status = 'finished' ORDER BY created_at DESC"
+    )[0]
+    with wh.transaction() as con:
+        for table, key in (("comparisons", "compare_id"), ("comparison_methods", "result_id")):
+            con.execute(
+                f"CREATE TEMP TABLE other_{table} AS SELECT * FROM {table} WHERE {key} = ?",
+                [compare_id if key == "compare_id" else result_id],
+            )
+            con.execute(f"UPDATE other_{table} SET compare_id = 'other-agent', result_id = 'other-result'")
+            if table == "comparisons":
+                con.execute(
+                    "UPDATE other_comparisons SET created_at = created_at - INTERVAL 1 HOUR, "
+                    """spec = json_merge_patch(spec, '{"agent": {"model": "local/another-model"}}')"""
+                )
+            con.execute(f"INSERT INTO {table} SELECT * FROM other_{table}")
+    at = show(open_app(seeded), "compare")
+    at = _open(at, "cmp_section", "Stored comparisons")
+    agents = next(df.value for df in at.dataframe if "agents" in df.value.columns)
+    pooled = agents[agents["agents"].str.contains(" + ", regex=False)]
+    assert len(pooled) >= 1 and "local/another-model" in pooled.iloc[0]["agents"]
+    assert (pooled["units"] == 2 * pooled["tasks"]).all()  # each task once per agent
