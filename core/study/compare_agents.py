@@ -25,6 +25,7 @@ from core.study.compare_report import (
     _opt_runs,
     _same_tasks_key,
     dc_settings,
+    most_runs,
     runtime_label,
     split_grouping,
 )
@@ -74,12 +75,13 @@ def _versus_source(
     """Where `method` was measured on DC's test tasks: DC's own comparison, else a peer comparison.
 
     Comparisons with the same test tasks, agent and evaluation runs use the same sampling seeds, so
-    a peer run elsewhere pairs by task (the one with most optimization runs, then the newest).
+    a peer run elsewhere pairs by task (chosen by `most_runs`, as the peers table chooses it).
     """
     if _per_task(dc, method):
         return dc
-    found = [c for c in comparisons if _same_tasks_key(c) == _same_tasks_key(dc) and _per_task(c, method)]
-    return max(found, key=_opt_runs) if found else None  # max keeps the first (newest) of equals
+    return most_runs((_same_tasks_key(c), c) for c in comparisons if _per_task(c, method)).get(
+        _same_tasks_key(dc)
+    )
 
 
 def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
@@ -638,6 +638,20 @@ def _opt_runs(c: StoredComparison) -> int:
     return int(c.spec.get("opt_runs") or 1)
 
 
+def most_runs(pairs: Iterable[tuple[Any, StoredComparison]]) -> dict[Any, StoredComparison]:
+    """Per key, the comparison with most optimization runs, then the newest.
+
+    Why one rule: whichever table pairs comparisons across the warehouse (settings, peers, agents)
+    must pick the same stored comparison for a key, or two tables would report different numbers
+    for one pair. `pairs` come newest first.
+    """
+    chosen: dict[Any, StoredComparison] = {}
+    for key, c in pairs:
+        if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
+            chosen[key] = c
+    return chosen
+
+
 # each DocsChisel setting's default (`CompareSpec`): only settings that differ from it are named
 _SETTING_DEFAULTS: dict[str, Any] = {
     "misuse tasks": 0,
@@ -669,12 +683,11 @@ def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     pairs that differ in exactly one setting are shown (per setting, the comparison with most
     optimization runs, then the newest).
     """
-    chosen: dict[tuple, StoredComparison] = {}
-    for c in comparisons:  # newest first; per setting the one with most optimization runs
-        if "dc" in ((c.detail or {}).get("per_task") or {}):
-            key = (_same_tasks_key(c), tuple(dc_settings(c).items()))
-            if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
-                chosen[key] = c
+    chosen = most_runs(
+        ((_same_tasks_key(c), tuple(dc_settings(c).items())), c)
+        for c in comparisons
+        if "dc" in ((c.detail or {}).get("per_task") or {})
+    )
     members = list(chosen.values())
     rows = []
     for i, first in enumerate(members):
@@ -742,17 +755,16 @@ def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     that comparison's own significance table and are left out. p-values are Holm-corrected over the
     rows of a scope: picking the best of several settings against one peer is a multiple comparison.
     """
-    chosen_dc: dict[tuple, StoredComparison] = {}
-    chosen_peer: dict[tuple, StoredComparison] = {}
-    for c in comparisons:  # newest first
-        per_task = (c.detail or {}).get("per_task") or {}
-        keys = []
-        if "dc" in per_task:
-            keys.append((chosen_dc, (_same_tasks_key(c), tuple(dc_settings(c).items()))))
-        keys += [(chosen_peer, (_same_tasks_key(c), m)) for m in PEERS if m in per_task]
-        for chosen, key in keys:
-            if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
-                chosen[key] = c
+
+    def measured(c: StoredComparison) -> dict:
+        return (c.detail or {}).get("per_task") or {}
+
+    chosen_dc = most_runs(
+        ((_same_tasks_key(c), tuple(dc_settings(c).items())), c) for c in comparisons if "dc" in measured(c)
+    )
+    chosen_peer = most_runs(
+        ((_same_tasks_key(c), m), c) for c in comparisons for m in PEERS if m in measured(c)
+    )
     rows = []
     for (scope_key, settings), dc in chosen_dc.items():
         for (peer_scope, method), peer in chosen_peer.items():
