@@ -90,6 +90,14 @@ def _sop(sub: str, extra: str, domains: str = SOP_DOMAINS) -> str:
 HEALTH_MISUSE = _compare(
     "health", "og,dc", "--optimizer-model evidence --max-traces 3 --misuse-tasks 4", 3, grouping="gold"
 )
+# the same settings on API-Bank's other two domains (their test tasks are disjoint from health's)
+FININFO_MISUSE = _compare(
+    "finance,information",
+    "og,dc",
+    "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
+    3,
+    grouping="gold",
+)
 
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed and memory of every installed local model on a quiet machine (1 and 2 threads; ~35 min,
@@ -892,6 +900,22 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         2.0,
         [HEALTH_MISUSE + " --doc-mode text"],
     ),
+    # fininfo-17: API-Bank finance + information on the gold split under DocsChisel 17, stage 17's
+    #     settings, for the Qwen 0.5B agent with native tool schemas and with the docs as text. Why: the
+    #     paired units of the "newest revision across target agents" table come from health alone (27
+    #     test tasks per agent); finance and information hold 30 more test tasks on the gold split. With
+    #     native schemas the stored task-level-split episodes put most of their tools above the band
+    #     (OpenBankAccount 0.95, QueryBalance 1.00, QueryStock 0.97), so that command may stop after its
+    #     profile (~100 episodes at ~3 s, ~5 min) with DocumentQA alone or nothing; in text mode the agent
+    #     is weaker (health: profile TS 7.4 % against 40 % native), which can put these tools in the
+    #     band. Each comparison's test tasks are disjoint from health's, so they pool with it per agent.
+    #     Plan: native ~100 profile episodes (+ ~700 if a tool is in the band); text as health-text
+    #     measured it, ~1,100 episodes at ~5-8 s on two actors; ~2.5 h in all, resumable.
+    "compare-api-bank-fininfo-17": (
+        1900,
+        2.5,
+        [FININFO_MISUSE, FININFO_MISUSE + " --doc-mode text"],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1129,6 +1153,7 @@ WAREHOUSE = {
     "compare-api-bank-health-1.5b-17": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-multi": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-text": "data/compare-api-bank.duckdb",
+    "compare-api-bank-fininfo-17": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
