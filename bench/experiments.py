@@ -895,6 +895,23 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     stage 17 measured it for native docs: profile ~35 opt/val tasks x 3 samples ~105 episodes, DC 3 x
     #     ~250, evaluation 27 x 2 doc-set kinds x 3 runs + guard ~300: ~1,150 episodes at ~5-8 s on two
     #     actors (Qwen 0.5B, one model call each; text mode's prompt is longer), ~1.5-2 h, resumable.
+    #  Measured (47e3ab0028cf837e; profile 108 episodes, TS 7.4 %; band CancelRegistration,
+    #  ModifyRegistration, RecordHealthData, SymptomSearch on 23 test tasks; optimization runs of 38.8 and
+    #  48.6 min, run 1 split over two sessions; ~1,350 episodes in all, ~3.2 h over two sessions): TS OG
+    #  11.6, DC 15.9 (runs 13.0, 13.0, 21.7): +4.3 pp [-3.4, +12.1], McNemar 1/1, p 1.0, MDE 11.9; +37.5 %
+    #  relative on a floor. Guard -9.3 pp: ModifyRegistration-EmergencyKnowledge-level-2-1#4 is lost to
+    #  SymptomSearch (8 episodes), whose "Use this tool" line draws EmergencyKnowledge's symptom requests.
+    #  Why, from the traces: 12 of the 23 test tasks are solved by neither doc set in any episode. In text
+    #  mode nothing binds the call to the schema, and the agent writes the request's words as parameters
+    #  (RecordHealthData(blood_pressure=..., heart_rate=...), CancelRegistration(patient_name=..., date=...),
+    #  start_time/end_time), or a time without seconds, under every doc set. Every run's SymptomSearch doc
+    #  carries a concrete example value, SymptomSearch(symptom="nausea"), and the agent copies it into
+    #  other tools' requests: 24 of the 189 DC test episodes outside SymptomSearch's tasks call with
+    #  "nausea" (runs 0 and 1: 11 each, run 2: 2, the run at 21.7 %), none of OG's 63. SymptomSearch's
+    #  candidates are judged on its own 3 + 4 tasks, where the value fits, so the copy-driven Remove rule
+    #  never sees it. What would act: a placeholder for free-text values in examples, and judging the last
+    #  tool's candidates on the other optimized tools' requests (stage 6's cross-tool validation, which
+    #  cost TS for native schemas).
     "compare-api-bank-health-text": (
         1150,
         2.0,
