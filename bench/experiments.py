@@ -928,6 +928,16 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     band. Each comparison's test tasks are disjoint from health's, so they pool with it per agent.
     #     Plan: native ~100 profile episodes (+ ~700 if a tool is in the band); text as health-text
     #     measured it, ~1,100 episodes at ~5-8 s on two actors; ~2.5 h in all, resumable.
+    #  Measured, native schemas (9515a27c9d4f3e74, 11 min): the profile put every finance tool above the
+    #  band (OpenBankAccount 0.93, QueryBalance 0.94, QueryStock 1.00, Calculator and QueryHistoryToday
+    #  0.87) and GetUserToken below it; information's DocumentQA, ImageCaption and SearchEngine entered
+    #  with 2 test tasks. Each run took DocumentQA's candidate (val on its 1 task 0.00-0.33 -> 0.33-1.00);
+    #  TS OG 0.0, DC 0.0 on the 2 test tasks (TC 83.3 both): each is the third question of a dialogue
+    #  about one document, and the gold call asks it word for word ("What is the customer support like
+    #  for this software?"); the agent re-asks the second, already answered question, or paraphrases the
+    #  third ("What is the customer support for the software?"), under every doc set. Text mode (cfa5fe66fb766317): the profile puts
+    #  OpenBankAccount, QueryBalance, QueryHistoryToday, SendEmail and the three information tools in
+    #  the band (Calculator 0.00, QueryStock 0.93), with 16 test tasks; 7 tools per run, in progress.
     "compare-api-bank-fininfo-17": (
         1900,
         2.5,
