@@ -961,3 +961,21 @@ def test_each_docschisel_setting_meets_the_peers_of_other_comparisons_on_the_sam
     frame = peers_frame([crossed, in_context, with_gepa])
     raw = [float(p) for p in frame["p (McNemar)"]]
     assert [float(p) for p in frame["p (Holm)"]] == pytest.approx([round(p, 4) for p in holm(raw)], abs=1e-4)
+
+
+def test_most_runs_prefers_more_optimization_runs_then_the_newest():
+    """Every cross-comparison table picks one stored comparison per key by this rule."""
+    from core.study.compare_report import StoredComparison, most_runs
+
+    def made(cid: str, runs: int) -> StoredComparison:
+        return StoredComparison(cid, "r" + cid, "api-bank/domain", {"opt_runs": runs}, [], None)
+
+    newest_one_run, three_runs, older_three_runs, other = (
+        made("a", 1),
+        made("b", 3),
+        made("c", 3),
+        made("d", 1),
+    )
+    chosen = most_runs([("k", newest_one_run), ("k", three_runs), ("k", older_three_runs), ("j", other)])
+    assert chosen == {"k": three_runs, "j": other}
+    assert most_runs([("k", made("e", 2)), ("k", made("f", 2))])["k"].compare_id == "e"
