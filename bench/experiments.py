@@ -944,6 +944,23 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         2.5,
         [FININFO_MISUSE, FININFO_MISUSE + " --doc-mode text"],
     ),
+    # text-1.5b: the text-rendered docs' comparison (health-text, fininfo-17's second command) with
+    #     Qwen2.5-Coder-1.5B as the target agent. Why: the 0.5B text agent sits on a floor (health TS 11.6 %,
+    #     12 of 23 test tasks never solved) and the 1.5B native agent above the band for most tools; the
+    #     stronger agent reading prose docs is where the band should hold the most tools, and its units
+    #     (a third (task, agent) pairing of the same test tasks) take the pooled test past 100. Each
+    #     command's headroom profile decides its tools; health first (the larger test set). Plan: profiles
+    #     ~110 episodes each; DC 3 runs x ~250 and evaluation ~300 per command, if 3-4 tools enter the band;
+    #     ~2,300 episodes at ~10-15 s (Qwen 1.5B, ~3x the 0.5B's time per call, text mode's longer prompt)
+    #     on two actors: ~6-8 h over three sessions, resumable.
+    "compare-api-bank-text-1.5b": (
+        2300,
+        7.0,
+        [
+            HEALTH_MISUSE + f" --doc-mode text --model {Q15}",
+            FININFO_MISUSE + f" --doc-mode text --model {Q15}",
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1182,6 +1199,7 @@ WAREHOUSE = {
     "compare-api-bank-health-multi": "data/compare-api-bank.duckdb",
     "compare-api-bank-health-text": "data/compare-api-bank.duckdb",
     "compare-api-bank-fininfo-17": "data/compare-api-bank.duckdb",
+    "compare-api-bank-text-1.5b": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
