@@ -160,3 +160,52 @@ def test_an_id_used_by_many_tasks_is_quoted_with_the_turn_that_asked() -> None:
         request_for(plain, cancel, {"56789012"})
         == "Can you cancel my appointment with Dr. Davis on April 10?"
     )
+
+
+def test_recurring_user_data_is_shown_only_where_the_quoted_request_holds_it() -> None:
+    """Dialogues that reuse one user's token, name or day are not an enumeration: a value the requests
+    state is shown where the request quoted states it, as a whole word, and as its format elsewhere."""
+    from core.chisel.engines.synth import allowed_values, usage_examples, value_format
+    from core.docs import ToolDoc
+
+    token = "p9o8i7u6y5t4k3e2w1q"
+    queries = {
+        f"t{i}": (
+            f"User: Check my balance.\nAPI-Request: [GetUserToken(username='user3', password='user3pass')]"
+            f"->{{'token': '{token}'}}\nUser: My username is user3 and password is user3pass."
+        )
+        for i in range(3)
+    }
+    gold = [(tid, Call("QueryBalance", {"token": token})) for tid in queries]
+    assert allowed_values("token", [(queries[t], c.args["token"]) for t, c in gold]) == []
+    doc = ToolDoc(tool="QueryBalance", name="QueryBalance")
+    lines = usage_examples(doc, gold, queries.get, 3, "s")
+    assert lines == ["QueryBalance(token=<token>)"]  # no user turn holds it, so no request is quoted
+
+    # a day the requests state in words, month first: its format, never a bare "12-10" to misread
+    days = {"a": ("December 10th", "12-10"), "b": ("December 10th", "12-10"), "c": ("April 21st", "04-21")}
+    days |= {"d": ("April 21st", "04-21")}
+    asks = {t: f"User: What happened on {words} in history?" for t, (words, _) in days.items()}
+    gold = [(t, Call("QueryHistoryToday", {"date": value})) for t, (_, value) in days.items()]
+    assert value_format([v for _, v in days.values()]) == "MM-DD"
+    assert value_format(["21-04", "12-10"]) is None  # day first is not claimed as month first
+    lines = usage_examples(ToolDoc(tool="QueryHistoryToday", name="QueryHistoryToday"), gold, asks.get, 3, "s")
+    assert set(lines) == {
+        f'Request: "What happened on {words} in history?" -> QueryHistoryToday(date=<date: MM-DD>)'
+        for words in ("December 10th", "April 21st")
+    }
+    # an enumeration no request states stays an allowed value, shown as it is
+    units = [(f"User: How did it go, {w}?", "day") for w in ("Ann", "Bo")] + [("User: And Cy?", "week")] * 2
+    assert allowed_values("unit", units) == ["day", "week"]
+
+
+def test_a_value_is_traced_to_the_request_only_as_a_whole_word() -> None:
+    call = Call("OpenBankAccount", {"account": "user4", "password": "user4pass", "name": "John"})
+    text = example_text("OpenBankAccount", call, "My password is user4pass.", {}, {})
+    assert text == (
+        'Request: "My password is user4pass." -> '
+        'OpenBankAccount(account=<account>, password="user4pass", name=<name>)'
+    )
+    symptom = Call("SymptomSearch", {"symptom": "nausea"})
+    assert "<symptom>" in example_text("SymptomSearch", symptom, "I feel nauseous today.", {}, {})
+    assert 'symptom="nausea"' in example_text("SymptomSearch", symptom, "I have nausea.", {}, {})

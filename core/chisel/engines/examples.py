@@ -36,6 +36,36 @@ def _texts(call: Call) -> list[str]:
     return [v.strip() for v in call.args.values() if isinstance(v, str) and len(v.strip()) >= 2]
 
 
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+# a date's month and day at the start of a value: 2023-10-12, 2023-10-12 09:30:00 or a bare 10-12
+MONTH_DAY = re.compile(r"(?:\d{4}-)?(\d{2})-(\d{2})(?!\d)")
+
+
+def stated_in(value: Any, query: str | None) -> bool:
+    """Whether a request states `value`: verbatim, or a date in words or as month/day.
+
+    "October 12th" states 2023-10-12 and 10-12 alike: an argument whose value
+    the user wrote in another format is the user's data (the format is what
+    the doc owes), not a convention no request states.
+    """
+    text = (query or "").lower()
+    if str(value).lower() in text:
+        return True
+    m = MONTH_DAY.match(value) if isinstance(value, str) else None
+    if not m:
+        return False
+    month, day = int(m.group(1)), int(m.group(2))
+    if not 1 <= month <= 12:
+        return False
+    name = MONTHS[month - 1]
+    words = rf"\b(?:{name}|{name[:3]})\.?\s+0?{day}(?:st|nd|rd|th)?\b|\b0?{day}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{name}|{name[:3]})\b"
+    return bool(re.search(words, text) or re.search(rf"\b0?{month}/0?{day}\b", text))
+
+
 def passages(query: str) -> list[str]:
     """The query's lines (a dialogue's user turns only) split into sentences."""
     lines = [ln.strip() for ln in query.splitlines() if ln.strip()]
@@ -105,13 +135,13 @@ def request_for(query: str, call: Call, constant: set[str]) -> str | None:
         best, rank = None, (0, False)
         for i, part in enumerate(parts):
             low = part.lower()
-            n = sum(1 for t in wanted if t.lower() in low)
+            n = sum(1 for t in wanted if t.lower() in low or stated_in(t, part))
             # as many of the call's values as possible; then a passage that asks over a bare reply
             if n and (n, says(part)) > rank:
                 best, rank = i, (n, says(part))
         if best is None:
             return None
-        first = next(t for t in wanted if t.lower() in parts[best].lower())
+        first = next(t for t in wanted if stated_in(t, parts[best]))
     else:  # every value recurs across tasks (an id used by many): the last turn that asks or gives the id
         marked = [i for i, part in enumerate(parts) if says(part) or only_ids(part, call)]
         best, first = (marked or [len(parts) - 1])[-1], None
@@ -195,8 +225,9 @@ def example_text(
 
 
 def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
-    """Whether a concrete value may stay in an example: a flag or null, one of the argument's recurring
-    values, or a value the quoted request holds (a number as a whole word)."""
+    """Whether a concrete value may stay in an example: a flag or null, one of the argument's allowed
+    values (`core.chisel.engines.synth.allowed_values`), or a value the quoted request holds as a whole
+    word."""
     if value is None or isinstance(value, bool):
         return True
     if isinstance(value, list | dict):
@@ -206,6 +237,5 @@ def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
         return True
     if not shown:
         return False
-    if isinstance(value, int | float):
-        return re.search(_whole(text), shown) is not None
-    return text.lower() in shown
+    # a whole word: "user4" is not traced to "user4pass", nor "nausea" to "nauseous"
+    return re.search(_whole(text.lower()), shown) is not None

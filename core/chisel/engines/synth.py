@@ -28,7 +28,14 @@ from typing import Any
 
 from core.chisel.differ import Finding
 from core.chisel.engines.base import ToolContext
-from core.chisel.engines.examples import asks, example_text, identifier, request_for, value_pattern
+from core.chisel.engines.examples import (
+    asks,
+    example_text,
+    identifier,
+    request_for,
+    stated_in,
+    value_pattern,
+)
 from core.chisel.memory import DomainMemory
 from core.docs import Param, ToolDoc
 from core.docs.lookups import lookup_source
@@ -38,6 +45,7 @@ VALUE_FORMATS: tuple[tuple[str, str], ...] = (  # (pattern, label), most specifi
     (r"\d{4}-\d{2}-\d{2}", "YYYY-MM-DD"),
     (r"\d{2}:\d{2}:\d{2}", "HH:MM:SS"),
     (r"\d{2}:\d{2}", "HH:MM"),
+    (r"(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])", "MM-DD"),  # a month first: "04-21", never "21-04"
     (r"[^@\s]+@[^@\s]+\.[A-Za-z]+", "an email address"),
     (r"-?\d+", "an integer"),
     (r"-?\d+\.\d+", "a decimal number"),
@@ -109,31 +117,29 @@ def recurring_values(values: Sequence[Any], most: int = 6) -> list[Any]:
     return sorted(counts)
 
 
-MONTHS = (
-    "january", "february", "march", "april", "may", "june",
-    "july", "august", "september", "october", "november", "december",
-)  # fmt: skip
+def user_given(pairs: Sequence[tuple[str | None, Any]]) -> bool:
+    """Whether the requests state an argument's value (`stated_in`) in at least two thirds of its calls.
 
-
-def stated_in(value: Any, query: str | None) -> bool:
-    """Whether a request states `value`: verbatim, or a date in words or as month/day.
-
-    "October 12th" states 2023-10-12: an argument whose value the user wrote
-    in another format is the user's data (the format is what the doc owes),
-    not a convention no request states.
+    Such values are the user's data, however often a few of them recur
+    (API-Bank's dialogues book the same three doctors, ask about the same
+    three days and reuse one user's token): shown as allowed values, they
+    would forbid every other one, and shown in an example they are pasted
+    into requests that state another.
     """
-    text = (query or "").lower()
-    if str(value).lower() in text:
-        return True
-    m = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(value)) if isinstance(value, str) else None
-    if not m:
-        return False
-    month, day = int(m.group(2)), int(m.group(3))
-    if not 1 <= month <= 12:
-        return False
-    name = MONTHS[month - 1]
-    words = rf"\b(?:{name}|{name[:3]})\.?\s+0?{day}(?:st|nd|rd|th)?\b|\b0?{day}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{name}|{name[:3]})\b"
-    return bool(re.search(words, text) or re.search(rf"\b0?{month}/0?{day}\b", text))
+    return bool(pairs) and sum(stated_in(v, q) for q, v in pairs) * 3 >= len(pairs) * 2
+
+
+def allowed_values(name: str, pairs: Sequence[tuple[str | None, Any]]) -> list[Any]:
+    """An argument's allowed values from its (request, value) pairs: the few values that recur across
+    calls (`recurring_values`), unless they are the user's data (`user_given`) or a record's id.
+
+    The one rule for what the docs may state as a constraint: the parameter
+    description lists these values, and a usage example shows them where the
+    request it quotes does not hold them.
+    """
+    if identifier(name) or user_given(pairs):
+        return []
+    return recurring_values([v for _, v in pairs])
 
 
 def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | None:
@@ -230,22 +236,23 @@ def usage_examples(
     Each pairs a task's request with that same task's call and shows formats where a value would
     be one task's data (core.chisel.engines.examples).
     """
-    values: dict[str, list[Any]] = {}
-    for _, call in gold:
+    pairs: dict[str, list[tuple[str | None, Any]]] = {}
+    queries = {tid: query_of(tid) for tid, _ in gold}
+    for tid, call in gold:
         for name, value in call.args.items():
-            values.setdefault(name, []).append(value)
-    constant = {name: {str(v) for v in recurring_values(vs)} for name, vs in values.items()}
-    formats = {
-        name: fmt
-        for name, vs in values.items()
-        if (fmt := describe_shape(vs) or value_pattern(vs, value_format(vs)))
-    }
+            pairs.setdefault(name, []).append((queries[tid], value))
+    constant = {name: {str(v) for v in allowed_values(name, ps)} for name, ps in pairs.items()}
+    formats = {}
+    for name, ps in pairs.items():
+        vs = [v for _, v in ps]
+        if fmt := describe_shape(vs) or value_pattern(vs, value_format(vs)):
+            formats[name] = fmt
     every_constant = set().union(*constant.values()) if constant else set()
     chosen = sorted(gold, key=lambda item: item[0])
     random.Random(seed).shuffle(chosen)
     out: list[str] = []
     for tid, call in chosen:
-        query = query_of(tid)
+        query = queries[tid]
         request = request_for(query, call, every_constant) if query else None
         text = example_text(doc.name or doc.tool, call, request, formats, constant)
         if text not in out:
@@ -409,16 +416,6 @@ class Synth:
                 pairs.setdefault(k, []).append((query, v))
         return pairs
 
-    def _user_given(self, name: str) -> bool:
-        """Whether the requests state this argument's value in at least two thirds of its calls.
-
-        Such values are the user's data, however often a few of them recur
-        (API-Bank's dialogues book the same three doctors): listing them as
-        the allowed values would forbid every other one.
-        """
-        pairs = self._requested().get(name, [])
-        return bool(pairs) and sum(stated_in(v, q) for q, v in pairs) * 3 >= len(pairs) * 2
-
     def _implied(self) -> dict[str, Any]:
         """Arguments whose usual value no request states (`implied_value`), from the optimization split."""
         pairs = self._requested()
@@ -471,7 +468,6 @@ class Synth:
         formats = self._formats()
         shapes = self._shapes()
         enums = enumerations(self.ctx)
-        values = self._gold_values()
         implied = self._implied()
         sources = self._sources()
         out = {}
@@ -480,8 +476,7 @@ class Synth:
             bits = [p.description.rstrip()] if p and p.description else []
             said = " ".join(bits).lower()
             # a record's id recurring across tasks is still one record's: never listed as an allowed value
-            given = self._user_given(name) or identifier(name)
-            recurring = [] if given else recurring_values(values.get(name, []))
+            recurring = allowed_values(name, self._requested().get(name, []))
             if name in enums:
                 bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
             elif name in shapes:
