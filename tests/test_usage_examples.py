@@ -189,7 +189,9 @@ def test_recurring_user_data_is_shown_only_where_the_quoted_request_holds_it() -
     gold = [(t, Call("QueryHistoryToday", {"date": value})) for t, (_, value) in days.items()]
     assert value_format([v for _, v in days.values()]) == "MM-DD"
     assert value_format(["21-04", "12-10"]) is None  # day first is not claimed as month first
-    lines = usage_examples(ToolDoc(tool="QueryHistoryToday", name="QueryHistoryToday"), gold, asks.get, 3, "s")
+    lines = usage_examples(
+        ToolDoc(tool="QueryHistoryToday", name="QueryHistoryToday"), gold, asks.get, 3, "s"
+    )
     assert set(lines) == {
         f'Request: "What happened on {words} in history?" -> QueryHistoryToday(date=<date: MM-DD>)'
         for words in ("December 10th", "April 21st")
