@@ -938,11 +938,51 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  third ("What is the customer support for the software?"), under every doc set. Text mode (cfa5fe66fb766317): the profile puts
     #  OpenBankAccount, QueryBalance, QueryHistoryToday, SendEmail and the three information tools in
     #  the band (Calculator 0.00, QueryStock 0.93), with 16 test tasks; 7 tools per run (run 0 changed all
-    #  7 in 22.5 min; each tool is judged on the 1-2 validation tasks its domain holds), in progress.
+    #  7 in 22.5 min; each tool is judged on the 1-2 validation tasks its domain holds). Measured
+    #  (cfa5fe66fb766317, ~1.5 h over two sessions): TS OG 37.5, DC 31.2 (runs 22.9, 31.2, 39.6): -6.2 pp
+    #  [-18.8, +7.6], McNemar p 0.375, MDE 20.1; TC 52.1 -> 37.5; guard +1.9 pp, no task lost. Why, from
+    #  the traces: run 0's QueryHistoryToday example showed a day the requests give in words as a bare
+    #  "12-10" (December 10th; the value recurs across tasks, so the example rule took it for an allowed
+    #  value), and the agent wrote April 21st as "21-04" in every run-0 episode of three test tasks
+    #  (0.67 -> 0.00). QueryBalance's examples pasted one user's token next to a request that gives a
+    #  username and password (the token recurs because the dialogues reuse one user), OpenBankAccount's
+    #  showed account="user4" traced to "user4pass" and a recurring name ("John Smith") the quoted request
+    #  does not hold. QueryHistoryToday-Calculator-2-3#0 is lost to Dictionary calls under every DC doc set
+    #  (OG solved it 2 of 3). Gained: OpenBankAccount-QueryBalance-...-2-2#0 (0.00 -> 0.78). Every tool is
+    #  judged on 1 validation task (3 samples), so a harmful example passes on one lucky sample.
+    #  DocsChisel 18 (compare-api-bank-18) fixes the example rule.
     "compare-api-bank-fininfo-17": (
         1900,
         2.5,
         [FININFO_MISUSE, FININFO_MISUSE + " --doc-mode text"],
+    ),
+    # 18: the comparisons of the "newest revision across target agents" table again under DocsChisel 18
+    #     (usage examples take the parameter descriptions' allowed-value rule: a value that recurs across
+    #     tasks but that the requests state - one user's token, a booked doctor, a day asked in words - is
+    #     shown only where the quoted request holds it as a whole word, and as its format elsewhere; month-day
+    #     values are typed MM-DD). Why: the text-mode finance and information comparison lost 6.2 pp to
+    #     examples that showed such values (fininfo-17). Order: that comparison first (where the defect
+    #     showed), then health for the 0.5B text, 0.5B native and 1.5B native agents, and finance +
+    #     information native. Each command keeps its comparison id: the OG episodes and the profile are
+    #     reused, DocsChisel's runs are new. Plan (as measured under DocsChisel 17): fininfo text ~900
+    #     episodes ~1.5 h; health text ~1,250 ~3 h; health 0.5B native ~800 ~1 h; health 1.5B ~600 ~1 h;
+    #     fininfo native ~100 ~0.2 h: ~3,700 episodes, ~6.7 h with `--workers 2`, over three sessions.
+    "compare-api-bank-18": (
+        3700,
+        6.7,
+        [
+            FININFO_MISUSE + " --doc-mode text",
+            HEALTH_MISUSE + " --doc-mode text",
+            HEALTH_MISUSE,
+            _compare(
+                "health",
+                "og,dc",
+                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
+            FININFO_MISUSE,
+        ],
     ),
     # text-1.5b: the text-rendered docs' comparison (health-text, fininfo-17's second command) with
     #     Qwen2.5-Coder-1.5B as the target agent. Why: the 0.5B text agent sits on a floor (health TS 11.6 %,
@@ -1200,6 +1240,7 @@ WAREHOUSE = {
     "compare-api-bank-health-text": "data/compare-api-bank.duckdb",
     "compare-api-bank-fininfo-17": "data/compare-api-bank.duckdb",
     "compare-api-bank-text-1.5b": "data/compare-api-bank.duckdb",
+    "compare-api-bank-18": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
