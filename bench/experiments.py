@@ -967,6 +967,23 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     reused, DocsChisel's runs are new. Plan (as measured under DocsChisel 17): fininfo text ~900
     #     episodes ~1.5 h; health text ~1,250 ~3 h; health 0.5B native ~800 ~1 h; health 1.5B ~600 ~1 h;
     #     fininfo native ~100 ~0.2 h: ~3,700 episodes, ~6.7 h with `--workers 2`, over three sessions.
+    #  Measured, fininfo text (cfa5fe66fb766317 under DocsChisel 18; optimization runs of 23.2, 18.8 and
+    #  6.4 min, the command ~1 h): TS OG 37.5, DC 32.6 (runs 35.4, 22.9, 39.6): -4.9 pp [-18.1, +10.4],
+    #  McNemar p 0.375, MDE 21.4; against DocsChisel 17 +1.4 pp [-4.2, +7.6]; guard +0.9 pp. The examples
+    #  now show QueryBalance(token=<token>), QueryHistoryToday(date=<date: MM-DD>) and no "user4" or
+    #  recurring name the request does not hold. Why it is still below OG, from the traces: (1) run 1's
+    #  QueryHistoryToday doc kept one example whose request states "12-10" literally, shown as it is;
+    #  the agent wrote April 21st as "21-04" in 3 of 3 episodes (runs 0 and 2, format only: "04-21" in 4
+    #  of 6). A month-day value whose day is 12 or less reads either way; OG's agent writes the ISO date
+    #  "2023-04-21", which the tool accepts. (2) QueryBalance's guidance quotes the credential turns
+    #  whose QueryBalance step the agent gave to OpenBankAccount ("My username is user3 and my password
+    #  is user3pass."); an open-account request reads the same, and QueryStock-OpenBankAccount-2-1#0 is
+    #  lost to QueryBalance calls with OpenBankAccount's arguments (0.67 -> 0.44). (3) QueryHistoryToday-
+    #  Calculator-2-3#0 ("April 21st, 1903") is lost to Dictionary calls under every DC doc set of both
+    #  revisions (OG 2 of 3). Every tool is judged on its 1 validation task, so these pass on one
+    #  sample. What would act: an unambiguous example day (or the format) for month-day values; routing
+    #  guidance that names what tells the tools apart (a token obtained; a balance asked) instead of
+    #  quoting turns both tools' requests contain; validation pooled over the domain (`--pool-domain-val`).
     "compare-api-bank-18": (
         3700,
         6.7,
