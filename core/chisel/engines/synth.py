@@ -470,13 +470,14 @@ class Synth:
         enums = enumerations(self.ctx)
         implied = self._implied()
         sources = self._sources()
+        requested = self._requested()
         out = {}
         for name in targets:
             p = self.doc.param(name)
             bits = [p.description.rstrip()] if p and p.description else []
             said = " ".join(bits).lower()
             # a record's id recurring across tasks is still one record's: never listed as an allowed value
-            recurring = allowed_values(name, self._requested().get(name, []))
+            recurring = allowed_values(name, requested.get(name, []))
             if name in enums:
                 bits.append("Allowed values: " + ", ".join(repr(v) for v in enums[name]) + ".")
             elif name in shapes:
