@@ -688,11 +688,18 @@ def test_llm_lessons_count_in_the_planners_operation_statistics(warehouse) -> No
 
 def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse) -> None:
     """Against a confusion of tools, the guidance shows the requests this tool serves (never a call's values)."""
+    from dataclasses import replace
+
     from core.chisel.differ import Finding
     from core.chisel.engines.synth import Synth, last_user_line
     from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, Param
 
-    ctx = _shop_ctx(warehouse)
+    base = _shop_ctx(warehouse)
+    # shop.quote takes a quantity too here, so no parameter tells the two tools' requests apart
+    quote = base.docset["shop.quote"]
+    quote = quote.model_copy(update={"parameters": (*quote.parameters, Param(name="qty", description="n"))})
+    ctx = replace(base, docset=DocSet([*(d for t, d in base.docset.items() if t != "shop.quote"), quote]))
     failed = ctx.opt_task_ids[:3]
     confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
     ug = Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
@@ -993,6 +1000,33 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
     wider.benchmark.tool_domain = {"shop.order": "shop"}.__getitem__  # type: ignore[attr-defined]
     ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
     assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
+
+
+def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_apart(warehouse) -> None:
+    """The agent called shop.quote on order requests; every one gives a quantity, which shop.quote does not
+    take: the guidance names that parameter instead of quoting requests whose surface both tools share."""
+    from dataclasses import replace
+
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, Param
+
+    ctx = _shop_ctx(warehouse)
+    tasks = [t for t in ctx.opt_task_ids if t.startswith("order-")][:3]
+    confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
+    ug = Synth(ctx, confused, DomainMemory("shop"), tasks)("Add", "UG")
+    # `item` is shop.quote's too; the day is not stated as a date ("day 5")
+    assert ug.startswith("Use this tool, not shop.quote, for requests that give qty (shop.quote takes none).")
+    assert "Please order" not in ug
+    # when the other tool takes a quantity too, nothing tells them apart by parameter: requests are quoted
+    quote = ctx.docset["shop.quote"]
+    both = quote.model_copy(
+        update={"parameters": (*quote.parameters, Param(name="qty", description="How many."))}
+    )
+    wider = replace(ctx, docset=DocSet([*(d for t, d in ctx.docset.items() if t != "shop.quote"), both]))
+    ug = Synth(wider, confused, DomainMemory("shop"), tasks)("Add", "UG")
+    assert ug.startswith('Use this tool, not shop.quote, for requests like: "Please order')
 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:

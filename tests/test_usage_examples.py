@@ -211,3 +211,13 @@ def test_a_value_is_traced_to_the_request_only_as_a_whole_word() -> None:
     symptom = Call("SymptomSearch", {"symptom": "nausea"})
     assert "<symptom>" in example_text("SymptomSearch", symptom, "I feel nauseous today.", {}, {})
     assert 'symptom="nausea"' in example_text("SymptomSearch", symptom, "I have nausea.", {}, {})
+
+
+def test_a_month_day_that_reads_either_way_round_is_shown_as_its_format() -> None:
+    """An agent shown date="12-10" beside "12-10" wrote April 21st as "21-04"; 04-21 cannot be misread."""
+    call = Call("QueryHistoryToday", {"date": "12-10"})
+    text = example_text("QueryHistoryToday", call, "Today's date, 12-10, please.", {"date": "MM-DD"}, {})
+    assert text.endswith("QueryHistoryToday(date=<date: MM-DD>)")
+    clear = Call("QueryHistoryToday", {"date": "04-21"})
+    text = example_text("QueryHistoryToday", clear, "Today's date, 04-21, please.", {"date": "MM-DD"}, {})
+    assert text.endswith('QueryHistoryToday(date="04-21")')

@@ -233,6 +233,12 @@ def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
     if isinstance(value, list | dict):
         return False
     text = str(value)
+    if (
+        isinstance(value, str)
+        and (m := re.fullmatch(r"\d{2}-(\d{2})", text.strip()))
+        and int(m.group(1)) <= 12
+    ):
+        return False  # a month-day such as 12-10 reads either way round (10 December, 12 October): its format
     if text in constant:
         return True
     if not shown:

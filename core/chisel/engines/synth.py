@@ -684,6 +684,34 @@ class Synth:
                     counts[name] = counts.get(name, 0) + 1
         return tuple(sorted(n for n, c in counts.items() if c == len(tids)))
 
+    def _cue_against(self, others: Sequence[str]) -> tuple[str, ...]:
+        """This tool's parameters that no tool in `others` has a counterpart for and whose value every
+        failed optimization request of this tool states: what tells its requests from theirs.
+
+        The other side of `_given`. Quoted requests alone can share their surface with the other
+        tool's: a balance query's last turn gives a username and password, and so does a request to
+        open an account, so "use this tool for requests like ..." draws those too. The token that
+        only this tool takes is the difference. Only the name is written, never the value.
+        """
+        elsewhere = {f.data.get("task_id") for f in self.findings if f.cls == "misused"}
+        tids = [
+            t for t in dict.fromkeys(self.failed_tasks) if t in self.ctx.opt_task_ids and t not in elsewhere
+        ]
+        if not tids:
+            return ()
+        theirs: set[str] = set()
+        for tool in others:
+            doc = self.ctx.docset.get(tool) if hasattr(self.ctx.docset, "get") else None
+            theirs |= name_words([p.name for p in doc.parameters]) if doc is not None else set()
+        counts: dict[str, int] = {}
+        for tid in tids:
+            query = self.ctx.gt.query(tid) or ""
+            call = next((c for c in self.ctx.gt.calls(tid, "synthesis") if c.tool == self.ctx.tool), None)
+            for name, value in (call.args if call else {}).items():
+                if not theirs & name_words([name]) and stated_in(value, query):
+                    counts[name] = counts.get(name, 0) + 1
+        return tuple(sorted(n for n, c in counts.items() if c == len(tids)))
+
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
         extra = []
@@ -733,7 +761,13 @@ class Synth:
         requests = self._requests() if classes & {"wrong_tool", "missing_call", "no_action"} else []
         quoted = "; ".join(f'"{r}"' for r in requests)
         what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
-        if confused and quoted:
+        cue = self._cue_against(self._confused()) if confused else ()
+        if confused and cue:
+            lines.append(
+                f"Use this tool, not {' or '.join(confused)}, for requests that give {' or '.join(cue)} "
+                f"({' or '.join(confused)} takes none)."
+            )
+        elif confused and quoted:
             lines.append(f"Use this tool, not {' or '.join(confused)}, for requests like: {quoted}.")
         elif confused:
             lines.append(
