@@ -984,7 +984,30 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  sample. What would act: an unambiguous example day (or the format) for month-day values; routing
     #  guidance that names what tells the tools apart (a token obtained; a balance asked) instead of
     #  quoting turns both tools' requests contain; validation pooled over the domain (`--pool-domain-val`).
+    #  DocsChisel 19 does the first two (compare-api-bank-19); this step's other commands were not run.
     "compare-api-bank-18": (
+        3700,
+        6.7,
+        [
+            FININFO_MISUSE + " --doc-mode text",
+            HEALTH_MISUSE + " --doc-mode text",
+            HEALTH_MISUSE,
+            _compare(
+                "health",
+                "og,dc",
+                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
+            FININFO_MISUSE,
+        ],
+    ),
+    # 19: compare-api-bank-18's five commands under DocsChisel 19 (a month-day value that reads either way
+    #     round is shown as its format; a confused tool's guidance names the parameter that tells its
+    #     requests from the other tool's instead of quoting them). Why: the two causes fininfo text's traces
+    #     showed under DocsChisel 18. Plan as compare-api-bank-18: ~3,700 episodes, ~6.7 h with
+    #     `--workers 2`, over three sessions; its first command re-optimizes fininfo text (~1 h).
+    "compare-api-bank-19": (
         3700,
         6.7,
         [
@@ -1258,6 +1281,7 @@ WAREHOUSE = {
     "compare-api-bank-fininfo-17": "data/compare-api-bank.duckdb",
     "compare-api-bank-text-1.5b": "data/compare-api-bank.duckdb",
     "compare-api-bank-18": "data/compare-api-bank.duckdb",
+    "compare-api-bank-19": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
