@@ -99,6 +99,23 @@ FININFO_MISUSE = _compare(
     grouping="gold",
 )
 
+# the comparisons behind the "newest revision across target agents" table, in the order a new DocsChisel
+# revision re-runs them: text-mode finance + information, health for the 0.5B text, 0.5B native and 1.5B
+# native agents, finance + information native
+AGENTS_TABLE = [
+    FININFO_MISUSE + " --doc-mode text",
+    HEALTH_MISUSE + " --doc-mode text",
+    HEALTH_MISUSE,
+    _compare(
+        "health",
+        "og,dc",
+        f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+        3,
+        grouping="gold",
+    ),
+    FININFO_MISUSE,
+]
+
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed and memory of every installed local model on a quiet machine (1 and 2 threads; ~35 min,
     # nothing else running), then API-Bank level-1 accuracy (195 samples each) beside other work: measured
@@ -988,19 +1005,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-18": (
         3700,
         6.7,
-        [
-            FININFO_MISUSE + " --doc-mode text",
-            HEALTH_MISUSE + " --doc-mode text",
-            HEALTH_MISUSE,
-            _compare(
-                "health",
-                "og,dc",
-                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
-                3,
-                grouping="gold",
-            ),
-            FININFO_MISUSE,
-        ],
+        AGENTS_TABLE,
     ),
     # 19: compare-api-bank-18's five commands under DocsChisel 19 (a month-day value that reads either way
     #     round is shown as its format; a confused tool's guidance names the parameter that tells its
@@ -1010,19 +1015,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-19": (
         3700,
         6.7,
-        [
-            FININFO_MISUSE + " --doc-mode text",
-            HEALTH_MISUSE + " --doc-mode text",
-            HEALTH_MISUSE,
-            _compare(
-                "health",
-                "og,dc",
-                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
-                3,
-                grouping="gold",
-            ),
-            FININFO_MISUSE,
-        ],
+        AGENTS_TABLE,
     ),
     # text-1.5b: the text-rendered docs' comparison (health-text, fininfo-17's second command) with
     #     Qwen2.5-Coder-1.5B as the target agent. Why: the 0.5B text agent sits on a floor (health TS 11.6 %,
