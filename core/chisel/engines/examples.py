@@ -134,8 +134,7 @@ def request_for(query: str, call: Call, constant: set[str]) -> str | None:
     if wanted:
         best, rank = None, (0, False)
         for i, part in enumerate(parts):
-            low = part.lower()
-            n = sum(1 for t in wanted if t.lower() in low or stated_in(t, part))
+            n = sum(1 for t in wanted if stated_in(t, part))
             # as many of the call's values as possible; then a passage that asks over a bare reply
             if n and (n, says(part)) > rank:
                 best, rank = i, (n, says(part))
