@@ -693,10 +693,7 @@ class Synth:
         open an account, so "use this tool for requests like ..." draws those too. The token that
         only this tool takes is the difference. Only the name is written, never the value.
         """
-        elsewhere = {f.data.get("task_id") for f in self.findings if f.cls == "misused"}
-        tids = [
-            t for t in dict.fromkeys(self.failed_tasks) if t in self.ctx.opt_task_ids and t not in elsewhere
-        ]
+        tids = self._served_failures()
         if not tids:
             return ()
         theirs: set[str] = set()
@@ -733,6 +730,14 @@ class Synth:
         other = self.ctx.docset.get(tool) if hasattr(self.ctx.docset, "get") else None
         return (other.name if other is not None and other.name else tool) or tool
 
+    def _served_failures(self) -> list[str]:
+        """Failed optimization tasks whose request this tool serves, once each: a task where this tool
+        was called in another one's place is not one."""
+        elsewhere = {f.data.get("task_id") for f in self.findings if f.cls == "misused"}
+        return [
+            t for t in dict.fromkeys(self.failed_tasks) if t in self.ctx.opt_task_ids and t not in elsewhere
+        ]
+
     def _requests(self, limit: int = 2) -> list[str]:
         """Requests this tool serves, quoted from failed optimization tasks (the latest turn that asks).
 
@@ -742,11 +747,7 @@ class Synth:
         call with its values.
         """
         out: list[str] = []
-        # a task where this tool was called in another one's place is not a request it serves
-        elsewhere = {f.data.get("task_id") for f in self.findings if f.cls == "misused"}
-        for tid in self.failed_tasks:
-            if tid not in self.ctx.opt_task_ids or tid in elsewhere:
-                continue
+        for tid in self._served_failures():
             line = request_line(self.ctx.gt.query(tid), limit=90)
             if line and line not in out:
                 out.append(line)
