@@ -1012,6 +1012,27 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     requests from the other tool's instead of quoting them). Why: the two causes fininfo text's traces
     #     showed under DocsChisel 18. Plan as compare-api-bank-18: ~3,700 episodes, ~6.7 h with
     #     `--workers 2`, over three sessions; its first command re-optimizes fininfo text (~1 h).
+    #     A session on a replaced machine starts from the archive, which keeps episode outcomes but no
+    #     traces (they quote the benchmark): the headroom profile and every optimization run of an
+    #     unfinished command run again, with new doc sets (another CPU's kernels sample other tokens), so
+    #     each command has to finish within the session that starts it. Health text (~3.2 h) does not fit
+    #     one session that also sets the machine up; it runs last, where a session keeps its machine.
+    #  Measured, fininfo text (cfa5fe66fb766317 under DocsChisel 19, re-run whole on a new machine:
+    #  profile 162 episodes, optimization runs of 15.0, 12.7 and 11.6 min, the command 53 min): TS OG 37.5,
+    #  DC 35.4 (runs 31.2, 31.2, 43.8): -2.1 pp [-12.5, +9.0], McNemar p 1.0, MDE 15.9; TC 52.1 -> 42.4;
+    #  guard +2.8 pp, no task lost. The date defect is gone: of 26 QueryHistoryToday calls none writes
+    #  a month-day reversed (18: "21-04" in 3 of 3 episodes of run 1); the agent writes "04-21" or an ISO
+    #  date, both accepted. Gained: OpenBankAccount-QueryBalance-QueryStock-GetUserToken-2-2#0 (0.00 ->
+    #  0.33, 0.33, 1.00: OpenBankAccount called with the three values the dialogue gives), QueryHistoryToday-
+    #  Calculator-2-1#0 (0.67 -> 1.00 in runs 0 and 2). Lost: QueryHistoryToday-Calculator-2-3#0 (0.67 ->
+    #  0.00 in runs 0 and 1; "April 21st?" then "1903": date="1903", year="1903", or Dictionary with
+    #  keyword "April 21st"); in run 1 QueryHistoryToday keeps its original doc, so the loss comes with the
+    #  other six tools' longer docs (doc tokens per tool 83.6 -> 141.1), which every DC doc set adds to the
+    #  text prompt. QueryStock-OpenBankAccount-2-1#0 (0.67 -> 0.00 in run 2: OpenBankAccount without name,
+    #  or account="1"). The routing cue does not stop the 0.5B agent from calling QueryBalance with
+    #  OpenBankAccount's arguments: 5 such calls under every DC doc set. On 16 test tasks the effect
+    #  detectable is 15.9 pp; the three runs differ by 12.6 pp, so this comparison cannot tell DocsChisel 19
+    #  from 17 or 18 (-6.2, -4.9, -2.1).
     "compare-api-bank-19": (
         3700,
         6.7,
