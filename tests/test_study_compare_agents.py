@@ -102,3 +102,26 @@ def test_the_newest_revision_is_pooled_over_agents_by_agent_and_task() -> None:
     # one agent alone is its own comparison's table
     assert agents_frame([small, gepa]).empty and agents_part([small, gepa]) is None
     assert revision_number("docschisel-17") == 17 and revision_number(None) == -1
+
+
+def test_a_revision_re_run_on_some_units_keeps_the_fuller_revision_beside_it() -> None:
+    """Revision 18 on two of 17's three agents shows with 17; measured on all of 17's units, it alone shows."""
+    tasks = ["t1", "t2", "t3"]
+    zero = dict.fromkeys(tasks, 0.0)
+    one = dict.fromkeys(tasks, 1.0)
+    old = [
+        _stored(f"{m}-17", m, "docschisel-17", {"og": zero, "dc": one})
+        for m in ("qwen-0.5b", "qwen-1.5b", "qwen-3b")
+    ]
+    new = [
+        _stored(f"{m}-18", m, "docschisel-18", {"og": zero, "dc": zero}) for m in ("qwen-0.5b", "qwen-1.5b")
+    ]
+    frame = agents_frame([*new, *old])  # newest first
+    pooled = frame[frame["agents"].str.contains(r"\+")]
+    assert sorted(zip(pooled["method"].str[-2:], pooled["units"], strict=True)) == [("17", 9), ("18", 6)]
+    assert pooled.iloc[0]["method"].endswith("docschisel-18")  # the newest comes first
+    # revision 18 measured on every agent and task of 17: 17 no longer shows
+    full = [*new, _stored("qwen-3b-18", "qwen-3b", "docschisel-18", {"og": zero, "dc": zero}), *old]
+    assert set(agents_frame(full)["method"].str[-2:]) == {"18"}
+    # a newest revision on one agent still does not hide the pooled one before it
+    assert set(agents_frame([new[0], *old])["method"].str[-2:]) == {"17"}

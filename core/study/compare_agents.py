@@ -84,11 +84,32 @@ def _versus_source(
     )
 
 
-def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:
-    """Per pooling group, per agent: DC comparisons of one revision, disjoint in test tasks.
+def _revision_agents(group: list[StoredComparison], revision: int) -> dict[str, list[StoredComparison]]:
+    """Per agent, the DC comparisons of `revision` in `group`, disjoint in test tasks (most runs first)."""
+    agents: dict[str, list[StoredComparison]] = {}
+    seen: dict[str, set[str]] = {}
+    ranked = sorted(
+        (c for c in group if revision_number(c.dc_algorithm) == revision), key=_opt_runs, reverse=True
+    )  # stable: newest first among equal optimization runs
+    for c in ranked:
+        agent = _agent(c)
+        if not seen.setdefault(agent, set()) & set(c.task_ids):
+            agents.setdefault(agent, []).append(c)
+            seen[agent] |= set(c.task_ids)
+    return dict(sorted(agents.items()))  # agents in name order, whichever ran last
 
-    The revision is the newest one measured on at least two agents: a revision just written and so
-    far run on one agent does not hide the pooled result of the one before it.
+
+def _units(agents: dict[str, list[StoredComparison]]) -> set[tuple[str, str]]:
+    return {(agent, t) for agent, members in agents.items() for c in members for t in c.task_ids}
+
+
+def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:
+    """Per pooling group and revision, per agent: DC comparisons of one revision, disjoint in test tasks.
+
+    The revision is the newest one measured on at least two agents. While it has not yet been measured
+    on every (agent, test task) unit the revision before it was, that earlier revision is kept beside
+    it: a revision being re-run agent by agent does not hide the larger pooled result it will replace,
+    and neither result is chosen over the other.
     """
     with_dc = [c for c in comparisons if _per_task(c, "dc")]
     groups: dict[tuple, list[StoredComparison]] = {}
@@ -96,20 +117,18 @@ def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[
         groups.setdefault(_group_key(c), []).append(c)
     out: dict[tuple, dict[str, list[StoredComparison]]] = {}
     for key, group in groups.items():
+        newest: set[tuple[str, str]] | None = None
         for revision in sorted({revision_number(c.dc_algorithm) for c in group}, reverse=True):
-            agents: dict[str, list[StoredComparison]] = {}
-            seen: dict[str, set[str]] = {}
-            ranked = sorted(
-                (c for c in group if revision_number(c.dc_algorithm) == revision), key=_opt_runs, reverse=True
-            )  # stable: newest first among equal optimization runs
-            for c in ranked:
-                agent = _agent(c)
-                if not seen.setdefault(agent, set()) & set(c.task_ids):
-                    agents.setdefault(agent, []).append(c)
-                    seen[agent] |= set(c.task_ids)
-            if len(agents) >= 2:
-                out[key] = dict(sorted(agents.items()))  # agents in name order, whichever ran last
-                break
+            agents = _revision_agents(group, revision)
+            if len(agents) < 2:
+                continue
+            if newest is None:
+                out[(*key, revision)] = agents
+                newest = _units(agents)
+                continue
+            if _units(agents) - newest:
+                out[(*key, revision)] = agents
+            break
     return out
 
 
@@ -147,7 +166,7 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
 
     `comparisons` newest first. Per pooling group (same benchmark, runtime build, temperature,
     evaluation runs, split and DocsChisel settings; the newest revision measured there on at least
-    two agents), one row per agent and one pooled row per method DC is set against; a method
+    two agents, and the one before it while that one holds units the newest lacks), one row per agent and one pooled row per method DC is set against; a method
     measured for only some agents is pooled over those.
     """
     rows: list[dict[str, Any]] = []
@@ -189,7 +208,8 @@ def agents_part(comparisons: list[StoredComparison]) -> str | None:
     return (
         "**The newest DocsChisel revision across target agents** (the newest revision measured on several "
         "target agents — a model in a paradigm — and every agent measured under it with the same DocsChisel "
-        "settings, benchmark and temperature): one row per agent and a row pooled over agents, where a unit "
+        "settings, benchmark and temperature; while it has not been measured on every agent and test task "
+        "the revision before it was, that revision's rows stay beside it): one row per agent and a row pooled over agents, where a unit "
         "is one agent on one test task. Each unit's outcome is its mean "
         "over a method's runs; a peer measured in another comparison on the same test tasks and seeds is "
         "paired from there. McNemar counts units whose majority outcome flipped each way; the interval of "
