@@ -1033,6 +1033,28 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  OpenBankAccount's arguments: 5 such calls under every DC doc set. On 16 test tasks the effect
     #  detectable is 15.9 pp; the three runs differ by 12.6 pp, so this comparison cannot tell DocsChisel 19
     #  from 17 or 18 (-6.2, -4.9, -2.1).
+    #  Measured, health 0.5B native (83f882a6e8dba9e2 under DocsChisel 19, whole on the new machine: profile
+    #  and optimization runs of 13.0, 14.0 and 11.7 min, the command 52 min; OG's episodes are the archived
+    #  ones, sampled on the earlier machine's CPU): TS OG 48.1, DC 60.1 (runs 58.0, 58.0, 64.2): +11.9 pp
+    #  [+0.4, +24.7], McNemar 5/0 p 0.0625, Mann-Whitney p 0.019, MDE 18.1, +24.8 % relative; guard +7.4 pp
+    #  (ModifyRegistration-EmergencyKnowledge-2-1#4 lost to SymptomSearch, as under every revision). Against
+    #  DocsChisel 17: -8.2 pp [-14.4, -2.5], McNemar 0/3 p 0.25; against GEPA +0.0 (3/2). Why, from the
+    #  traces: the new routing cue is in every run's CancelRegistration doc ("Use this tool, not
+    #  AppointmentRegistration, for requests that give appointment_id (AppointmentRegistration takes
+    #  none)"); CancelRegistration-level-1-3#0 and CancelRegistration-RecordHealthData-QueryRegistration-
+    #  2-2#0 go 0.00 -> 1.00 in every run, as they did under 17 without the cue. Lost against 17:
+    #  ModifyRegistration-QueryHealthData-CancelRegistration-2-2#4 (17: 1.00 in every run; 19: 0.33 in runs
+    #  0 and 1). Its last turn gives the appointment id together with a patient name, a date and a doctor,
+    #  which are AppointmentRegistration's three parameters; under runs 0 and 1 the agent calls
+    #  AppointmentRegistration(patient_name="Olivia Davis", date="October 10th", doctor_name="Dr. Smith")
+    #  in 4 of 6 episodes, under 17's docs, whose CancelRegistration doc names no other tool, in 0 of 9.
+    #  Run 2, whose AppointmentRegistration doc marks its parameters required and types the date
+    #  "str (YYYY-MM-DD)", keeps it at 1.00. AppointmentRegistration-level-1-1#0: 17's run 1 candidate
+    #  solved it (1.00), 19's run 1 kept a candidate that does not (0.00); run 2 solves it under both.
+    #  A cue that names the other tool can draw the 0.5B agent to it where a request also fits that
+    #  tool's parameters; on one task, 4 episodes, the evidence is thin.
+    #  Measured, fininfo native (9515a27c9d4f3e74 under 19, 8 min): the same 2 DocumentQA test tasks, TS
+    #  0.0 for both (TC 83.3 -> 94.4), for the reason fininfo-17 gives.
     "compare-api-bank-19": (
         3700,
         6.7,
