@@ -189,6 +189,7 @@ def _workbench_renames():
     return bench, read_only, renames, [Experience(t.task_id, None, t.gold, t.query) for t in renames[:4]]
 
 
+@pytest.mark.usefixtures("data_dir")  # WorkBench's tasks: skipped where its data is absent
 def test_doc_links_give_the_lookup_a_weak_agent_never_made_and_the_sop_reproduces_the_gold_end_state() -> (
     None
 ):
@@ -245,6 +246,7 @@ def test_doc_links_are_part_of_the_run_id_only_when_on() -> None:
     assert SopConfig(doc_links=True).key("workbench/domains")["doc_links"] is True
 
 
+@pytest.mark.usefixtures("data_dir")  # WorkBench's tasks: skipped where its data is absent
 def test_offered_instead_the_wrapped_write_is_withheld_from_the_agent_but_not_from_the_sop() -> None:
     """The `offer="instead"` ablation: the agent gets the routine, not the atomic write it wraps."""
     from core.benchmarks.base import ToolError
