@@ -673,12 +673,17 @@ class Synth:
         if not tids:
             return ()
         words = name_words([p.name for p in self.doc.parameters])
+        return self._stated_in_all(tids, lambda tool: self._display(tool) == other, words)
+
+    def _stated_in_all(
+        self, tids: Sequence[str], is_tool: Callable[[str], bool], words: set[str]
+    ) -> tuple[str, ...]:
+        """Parameters of the gold call (the tool `is_tool` accepts) in each of `tids` that share no
+        word with `words` and whose value every one of those requests states."""
         counts: dict[str, int] = {}
         for tid in tids:
             query = self.ctx.gt.query(tid) or ""
-            call = next(
-                (c for c in self.ctx.gt.calls(tid, "synthesis") if self._display(c.tool) == other), None
-            )
+            call = next((c for c in self.ctx.gt.calls(tid, "synthesis") if is_tool(c.tool)), None)
             for name, value in (call.args if call else {}).items():
                 if not words & name_words([name]) and stated_in(value, query):
                     counts[name] = counts.get(name, 0) + 1
@@ -700,14 +705,7 @@ class Synth:
         for tool in others:
             doc = self.ctx.docset.get(tool) if hasattr(self.ctx.docset, "get") else None
             theirs |= name_words([p.name for p in doc.parameters]) if doc is not None else set()
-        counts: dict[str, int] = {}
-        for tid in tids:
-            query = self.ctx.gt.query(tid) or ""
-            call = next((c for c in self.ctx.gt.calls(tid, "synthesis") if c.tool == self.ctx.tool), None)
-            for name, value in (call.args if call else {}).items():
-                if not theirs & name_words([name]) and stated_in(value, query):
-                    counts[name] = counts.get(name, 0) + 1
-        return tuple(sorted(n for n, c in counts.items() if c == len(tids)))
+        return self._stated_in_all(tids, lambda tool: tool == self.ctx.tool, theirs)
 
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
