@@ -166,8 +166,9 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
 
     `comparisons` newest first. Per pooling group (same benchmark, runtime build, temperature,
     evaluation runs, split and DocsChisel settings; the newest revision measured there on at least
-    two agents, and the one before it while that one holds units the newest lacks), one row per agent and one pooled row per method DC is set against; a method
-    measured for only some agents is pooled over those.
+    two agents, and the one before it while that one holds units the newest lacks), one row per
+    agent and one pooled row per method DC is set against; a method measured for only some agents is
+    pooled over those.
     """
     rows: list[dict[str, Any]] = []
     for agents in _members(comparisons).values():
@@ -209,8 +210,8 @@ def agents_part(comparisons: list[StoredComparison]) -> str | None:
         "**The newest DocsChisel revision across target agents** (the newest revision measured on several "
         "target agents — a model in a paradigm — and every agent measured under it with the same DocsChisel "
         "settings, benchmark and temperature; while it has not been measured on every agent and test task "
-        "the revision before it was, that revision's rows stay beside it): one row per agent and a row pooled over agents, where a unit "
-        "is one agent on one test task. Each unit's outcome is its mean "
+        "the revision before it was, that revision's rows stay beside it): one row per agent and a row "
+        "pooled over agents, where a unit is one agent on one test task. Each unit's outcome is its mean "
         "over a method's runs; a peer measured in another comparison on the same test tasks and seeds is "
         "paired from there. McNemar counts units whose majority outcome flipped each way; the interval of "
         "Δ resamples test tasks with all their agents' units, since two agents share a task's difficulty; "
