@@ -1055,6 +1055,15 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  tool's parameters; on one task, 4 episodes, the evidence is thin.
     #  Measured, fininfo native (9515a27c9d4f3e74 under 19, 8 min): the same 2 DocumentQA test tasks, TS
     #  0.0 for both (TC 83.3 -> 94.4), for the reason fininfo-17 gives.
+    #  Measured, health 1.5B native (1892a81772fddb15 under 19, re-optimized whole on the new machine, whose
+    #  warehouse holds no candidates of 17's runs; optimization runs of 16.1, 17.9 and 13.9 min, the command
+    #  57 min): the three runs select the doc sets 17's runs selected on the earlier machine (b6d16546,
+    #  93beaf20, ff7aaf3e; a doc set's id hashes its docs), so the evaluation reuses all 312 archived
+    #  episodes and the result is 17's: TS OG 81.0, DC 91.3, +10.3 pp [-1.6, +28.6], McNemar 2/0, MDE
+    #  22.5. Why: 19 changes a month-day value that reads either way round (health's requests give whole
+    #  dates) and the guidance of a tool the agent confuses with another; the 1.5B agent's band tools
+    #  (AppointmentRegistration, QueryHealthData, RecordHealthData) are not confused, and
+    #  CancelRegistration, whose doc carries the cue for the 0.5B agent, lies above the band (TS0 1.00).
     "compare-api-bank-19": (
         3700,
         6.7,
