@@ -1004,7 +1004,8 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
 
 def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_apart(warehouse) -> None:
     """The agent called shop.quote on order requests; every one gives a quantity, which shop.quote does not
-    take: the guidance names that parameter instead of quoting requests whose surface both tools share."""
+    take: the guidance names that parameter instead of quoting requests whose surface both tools share, and
+    does not name shop.quote, which would draw a request that fits both tools' parameters to it."""
     from dataclasses import replace
 
     from core.chisel.differ import Finding
@@ -1017,8 +1018,10 @@ def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_a
     confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
     ug = Synth(ctx, confused, DomainMemory("shop"), tasks)("Add", "UG")
     # `item` is shop.quote's too; the day is not stated as a date ("day 5")
-    assert ug.startswith("Use this tool, not shop.quote, for requests that give qty (shop.quote takes none).")
-    assert "Please order" not in ug
+    assert ug.startswith("Use this tool for requests that give qty.")
+    assert "Please order" not in ug and "shop.quote" not in ug, (
+        "the confused tool is not named beside the cue"
+    )
     # when the other tool takes a quantity too, nothing tells them apart by parameter: requests are quoted
     quote = ctx.docset["shop.quote"]
     both = quote.model_copy(

@@ -762,10 +762,10 @@ class Synth:
         what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
         cue = self._cue_against(self._confused()) if confused else ()
         if confused and cue:
-            lines.append(
-                f"Use this tool, not {' or '.join(confused)}, for requests that give {' or '.join(cue)} "
-                f"({' or '.join(confused)} takes none)."
-            )
+            # the other tool is not named: a request that gives this tool's parameter together with the
+            # other tool's (an appointment id beside a name, a date and a doctor) was sent to the tool
+            # named here, which the sentence meant to rule out
+            lines.append(f"Use this tool for requests that give {' or '.join(cue)}.")
         elif confused and quoted:
             lines.append(f"Use this tool, not {' or '.join(confused)}, for requests like: {quoted}.")
         elif confused:
