@@ -105,7 +105,8 @@ def test_the_newest_revision_is_pooled_over_agents_by_agent_and_task() -> None:
 
 
 def test_a_revision_re_run_on_some_units_keeps_the_fuller_revision_beside_it() -> None:
-    """Revision 18 on two of 17's three agents shows with 17; measured on all of 17's units, it alone shows."""
+    """Revision 18 on two of 17's three agents shows with 17; measured on all of 17's units, it alone shows;
+    an earlier revision shows while it holds units no newer revision shown holds."""
     tasks = ["t1", "t2", "t3"]
     zero = dict.fromkeys(tasks, 0.0)
     one = dict.fromkeys(tasks, 1.0)
@@ -125,3 +126,12 @@ def test_a_revision_re_run_on_some_units_keeps_the_fuller_revision_beside_it() -
     assert set(agents_frame(full)["method"].str[-2:]) == {"18"}
     # a newest revision on one agent still does not hide the pooled one before it
     assert set(agents_frame([new[0], *old])["method"].str[-2:]) == {"17"}
+    # a third revision on the same two agents as 18: 18's units are all its, so 18 gives way, while 17
+    # still holds the 3B agent's units
+    newer = [
+        _stored(f"{m}-19", m, "docschisel-19", {"og": zero, "dc": one}) for m in ("qwen-0.5b", "qwen-1.5b")
+    ]
+    assert set(agents_frame([*newer, *new, *old])["method"].str[-2:]) == {"19", "17"}
+    # 18 measured on the 3B agent instead: 19 and 18 between them hold every unit of 17
+    other = [new[0], _stored("qwen-3b-18", "qwen-3b", "docschisel-18", {"og": zero, "dc": zero})]
+    assert set(agents_frame([*newer, *other, *old])["method"].str[-2:]) == {"19", "18"}

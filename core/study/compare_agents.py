@@ -106,10 +106,11 @@ def _units(agents: dict[str, list[StoredComparison]]) -> set[tuple[str, str]]:
 def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[StoredComparison]]]:
     """Per pooling group and revision, per agent: DC comparisons of one revision, disjoint in test tasks.
 
-    The revision is the newest one measured on at least two agents. While it has not yet been measured
-    on every (agent, test task) unit the revision before it was, that earlier revision is kept beside
-    it: a revision being re-run agent by agent does not hide the larger pooled result it will replace,
-    and neither result is chosen over the other.
+    The revision is the newest one measured on at least two agents. An earlier revision measured on at
+    least two agents is kept beside it while it holds an (agent, test task) unit that no newer revision
+    kept here was measured on: a revision being re-run agent by agent does not hide the larger pooled
+    result it will replace - nor does a second revision re-run part-way after it - and no result is
+    chosen over another.
     """
     with_dc = [c for c in comparisons if _per_task(c, "dc")]
     groups: dict[tuple, list[StoredComparison]] = {}
@@ -117,18 +118,15 @@ def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[
         groups.setdefault(_group_key(c), []).append(c)
     out: dict[tuple, dict[str, list[StoredComparison]]] = {}
     for key, group in groups.items():
-        newest: set[tuple[str, str]] | None = None
+        covered: set[tuple[str, str]] | None = None
         for revision in sorted({revision_number(c.dc_algorithm) for c in group}, reverse=True):
             agents = _revision_agents(group, revision)
             if len(agents) < 2:
                 continue
-            if newest is None:
+            units = _units(agents)
+            if covered is None or units - covered:
                 out[(*key, revision)] = agents
-                newest = _units(agents)
-                continue
-            if _units(agents) - newest:
-                out[(*key, revision)] = agents
-            break
+                covered = (covered or set()) | units
     return out
 
 
@@ -166,7 +164,7 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
 
     `comparisons` newest first. Per pooling group (same benchmark, runtime build, temperature,
     evaluation runs, split and DocsChisel settings; the newest revision measured there on at least
-    two agents, and the one before it while that one holds units the newest lacks), one row per
+    two agents, and each earlier one while it holds units no newer one shown has), one row per
     agent and one pooled row per method DC is set against; a method measured for only some agents is
     pooled over those.
     """
@@ -209,8 +207,8 @@ def agents_part(comparisons: list[StoredComparison]) -> str | None:
     return (
         "**The newest DocsChisel revision across target agents** (the newest revision measured on several "
         "target agents — a model in a paradigm — and every agent measured under it with the same DocsChisel "
-        "settings, benchmark and temperature; while it has not been measured on every agent and test task "
-        "the revision before it was, that revision's rows stay beside it): one row per agent and a row "
+        "settings, benchmark and temperature; an earlier revision's rows stay beside it while that revision "
+        "was measured on an agent and test task no newer revision shown was): one row per agent and a row "
         "pooled over agents, where a unit is one agent on one test task. Each unit's outcome is its mean "
         "over a method's runs; a peer measured in another comparison on the same test tasks and seeds is "
         "paired from there. McNemar counts units whose majority outcome flipped each way; the interval of "

@@ -242,8 +242,8 @@ def stored_comparisons(path: str) -> None:
         (
             "The newest DocsChisel revision across target agents",
             "Every target agent (a model in a paradigm) measured under the newest DocsChisel revision run on "
-            "several agents, with the same settings, and the revision before it while the newest has not yet "
-            "been measured on all of its agents and tasks: one row per agent and one pooled over agents (a "
+            "several agents, with the same settings, and each earlier revision while it holds an agent and "
+            "task no newer one shown was measured on: one row per agent and one pooled over agents (a "
             "unit is one agent on one test task). McNemar counts units "
             "that flipped; Δ's interval resamples test tasks with all their agents' units.",
             agents_frame(current),
