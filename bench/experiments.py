@@ -1085,6 +1085,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     (~55 min), text-mode health (~3 h,
     #     its headroom profile already stored); ~3,700 episodes, ~6 h with `--workers 2`, over two or
     #     three sessions on a machine that keeps its warehouse.
+    #  Measured, health 0.5B native (83f882a6e8dba9e2 under 20; optimization runs of 5.4, 1.9 and 5.2
+    #  min, since the other tools' candidates and episodes are 19's, stored here; the command 20 min): TS
+    #  OG 48.1, DC 63.8 (runs 65.4, 61.7, 64.2): +15.6 pp [+4.5, +28.0], McNemar 6/0 p 0.031, MDE 17.2,
+    #  +32.5 % relative, Mann-Whitney p 0.015; guard +8.3 pp (ModifyRegistration-EmergencyKnowledge-2-1#4
+    #  lost to SymptomSearch, as under every revision). Against 19 (58.0, 58.0, 64.2): ModifyRegistration-
+    #  QueryHealthData-CancelRegistration-2-2#4 is 1.00 in every run (19: 0.33 in runs 0 and 1), with
+    #  CancelRegistration's guidance "Use this tool for requests that give appointment_id." in every run
+    #  (and ModifyRegistration's too in run 2). Against 17 (64.2, 70.4, 70.4): run 1 keeps an
+    #  AppointmentRegistration doc under which AppointmentRegistration-level-1-1#0 stays 0.00 (17's run 1
+    #  solved it), and RecordHealthData-level-1-2#0 is 0.33 in runs 1 and 2 of both 19 and 20.
+    #  Finance + information native and the 1.5B native agent: every candidate and episode is 19's, the
+    #  doc sets are 19's (the 1.5B's are also 17's), and so are the results (0.0 = 0.0 on 2 test tasks;
+    #  91.3 vs 81.0).
     "compare-api-bank-20": (
         3700,
         6.0,
