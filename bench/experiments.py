@@ -1098,6 +1098,19 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  Finance + information native and the 1.5B native agent: every candidate and episode is 19's, the
     #  doc sets are 19's (the 1.5B's are also 17's), and so are the results (0.0 = 0.0 on 2 test tasks;
     #  91.3 vs 81.0).
+    #  Measured, text-mode finance + information (cfa5fe66fb766317 under 20; optimization runs of 2.8, 2.0
+    #  and 2.8 min, the command 14 min): TS OG 37.5, DC 30.6 (runs 31.2, 25.0, 35.4): -6.9 pp [-19.4,
+    #  +7.6], McNemar p 0.63, MDE 20.5; TC 52.1 -> 36.8; guard +2.8 pp, no task lost. Against 19 (31.2,
+    #  31.3, 43.8) the doc sets differ in QueryBalance's doc alone (its cue "Use this tool for requests
+    #  that give token."; in runs 1 and 2 its description or usage example differs too, the later
+    #  iterations having run on the changed cue). Every doc is in the text prompt, so a changed line draws
+    #  every episode's sample anew; the tasks that moved most are OpenBankAccount's
+    #  (OpenBankAccount-level-1-1#0: 1.00 -> 0.33 in run 2, where the agent answers without a call in 2 of
+    #  3 episodes). Neither cue stops the 0.5B text agent
+    #  from calling QueryBalance with OpenBankAccount's account, password and name: 13 such calls in 19's
+    #  144 episodes, 16 in 20's; episodes without a call, 19 and 17. The description still says "Use this
+    #  tool, not OpenBankAccount" where the FD refinement fires. With 3 samples per task and runs 10-13 pp
+    #  apart, this comparison cannot tell 17, 18, 19 and 20 apart (-6.2, -4.9, -2.1, -6.9).
     "compare-api-bank-20": (
         3700,
         6.0,
