@@ -118,15 +118,13 @@ def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[
         groups.setdefault(_group_key(c), []).append(c)
     out: dict[tuple, dict[str, list[StoredComparison]]] = {}
     for key, group in groups.items():
-        covered: set[tuple[str, str]] | None = None
+        covered: set[tuple[str, str]] = set()
         for revision in sorted({revision_number(c.dc_algorithm) for c in group}, reverse=True):
             agents = _revision_agents(group, revision)
-            if len(agents) < 2:
-                continue
             units = _units(agents)
-            if covered is None or units - covered:
+            if len(agents) >= 2 and (not covered or units - covered):
                 out[(*key, revision)] = agents
-                covered = (covered or set()) | units
+                covered |= units
     return out
 
 
