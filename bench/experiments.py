@@ -1111,6 +1111,24 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  144 episodes, 16 in 20's; episodes without a call, 19 and 17. The description still says "Use this
     #  tool, not OpenBankAccount" where the FD refinement fires. With 3 samples per task and runs 10-13 pp
     #  apart, this comparison cannot tell 17, 18, 19 and 20 apart (-6.2, -4.9, -2.1, -6.9).
+    #  Measured, text-mode health (47e3ab0028cf837e under 20; optimization runs of 21.6, 21.1 and 29.2
+    #  min over two sessions, the evaluation 5 min, since run 1's doc set is an earlier revision's and its
+    #  episodes are stored): TS OG 11.6, DC 15.9 (runs 15.9, 13.0, 18.8), +4.3 pp [-3.4, +12.1], McNemar
+    #  p 1.0, MDE 11.5: 17's mean to the decimal (13.0, 13.0, 21.7), 2/1 tasks flipped between them. Guard
+    #  -11.1 pp: ModifyRegistration-EmergencyKnowledge-level-2-1#4 is lost to SymptomSearch, as under 17.
+    #  Why, from the traces: 12 of the 23 test tasks are solved under no doc set in any episode (the
+    #  floor 17 measured: the request's words written as parameters). The example value "nausea" that 17's
+    #  SymptomSearch docs put into other tools' calls (11 episodes in each of runs 0 and 1) is in 2 and 3
+    #  episodes of runs 0 and 2. ModifyRegistration-level-1-2#0 goes 0.33 -> 1.00 in run 2, whose
+    #  ModifyRegistration doc has the cue "Use this tool for requests that give new_appointment_date or
+    #  new_appointment_doctor." and a description naming RecordHealthData alone; under run 0's, whose
+    #  description says "Use this tool, not AppointmentRegistration or RecordHealthData", it is 0.33, and
+    #  one miss calls AppointmentRegistration with the appointment_id: the FD line draws the tool it names,
+    #  as the guidance cue did before 20 (one episode: a lead, not a measurement). SymptomSearch-
+    #  AppointmentRegistration-level-2-1#2 drops 1.00 -> 0.33 / 0.67: the agent records the symptom with
+    #  RecordHealthData, or passes the doc's topic field as an argument (domain="health").
+    #  Pooled over the three agents, DocsChisel 20 now holds 17's 82 units: OG 40.2, DC 47.0, +6.8 pp
+    #  [+0.3, +13.6], McNemar 12/5, p 0.14, MDE 8.8 (+16.8 %).
     "compare-api-bank-20": (
         3700,
         6.0,
