@@ -1143,6 +1143,13 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     ~110 episodes each; DC 3 runs x ~250 and evaluation ~300 per command, if 3-4 tools enter the band;
     #     ~2,300 episodes at ~10-15 s (Qwen 1.5B, ~3x the 0.5B's time per call, text mode's longer prompt)
     #     on two actors: ~6-8 h over three sessions, resumable.
+    #  Measured so far, health under DocsChisel 20 (b885e17ced5b1e6d): the profile (~140 new episodes,
+    #  ~3.7 s each on two actors, 17 min) puts 7 of health's 8 tools in the band (QueryRegistration, TS0
+    #  0.96, above it): AppointmentRegistration 0.53 val / 0.48 opt, CancelRegistration 0.13 / 0.43,
+    #  EmergencyKnowledge 0.25 / 0.22, ModifyRegistration 0.58 / 0.71, QueryHealthData 0.42 / 0.33,
+    #  RecordHealthData 0.33 / 0.28, SymptomSearch 0.42 / 0.78; 35 test tasks, so this command alone takes
+    #  the pooled units from 82 to 117. Optimization run 0 took 52.4 min (doc set fb889e4df6b5226b, 6 of 7
+    #  tools changed, ModifyRegistration's original kept): ~3.5 h for the command, over two sessions.
     "compare-api-bank-text-1.5b": (
         2300,
         7.0,
