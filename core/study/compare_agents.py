@@ -122,7 +122,7 @@ def _members(comparisons: list[StoredComparison]) -> dict[tuple, dict[str, list[
         for revision in sorted({revision_number(c.dc_algorithm) for c in group}, reverse=True):
             agents = _revision_agents(group, revision)
             units = _units(agents)
-            if len(agents) >= 2 and (not covered or units - covered):
+            if len(agents) >= 2 and units - covered:
                 out[(*key, revision)] = agents
                 covered |= units
     return out
