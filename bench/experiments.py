@@ -1169,6 +1169,18 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  booking up with QueryRegistration first and the one step allowed is spent. Pooled over the four
     #  agents DocsChisel 20 now holds 117 units (51 tasks): OG 39.0, DC 45.4, +6.4 pp [+0.5, +12.8],
     #  McNemar 16/7, p 0.093, MDE 7.1 (+16.3 %).
+    #  Measured, finance + information (7eb2be388b3c1949 under 20; profile 23 min, optimization runs of
+    #  23.5, 26.4 and 13.4 min, evaluation 264 episodes ~8 min, in one session): 6 tools in the band
+    #  (GetUserToken, QueryBalance, DocumentQA, ImageCaption, SearchEngine, SendEmail), 10 test tasks.
+    #  TS OG 66.7, DC 63.3 (runs 60.0, 66.7, 63.3): -3.3 pp [-8.9, +2.2], McNemar p 1.0, MDE 8.1; guard
+    #  +0.9 pp. Why, from the traces: 4 of the 10 test tasks are solved in every episode under every doc
+    #  set and DocumentQA-level-1-1#4 in none (the agent looks "customer support" up with Wiki or
+    #  SearchEngine, or answers from the dialogue). The rest move by one sample of three: the agent fetches
+    #  a token the dialogue already holds (GetUserToken again instead of QueryBalance) or opens an account
+    #  instead of querying the balance, under the original and DC docs alike; GetUserToken and QueryBalance
+    #  kept their original docs in two of the three runs, since no candidate beat the original on their
+    #  two validation tasks. Pooled over the four agents 20 now holds 127 units (55 tasks): OG 41.2, DC
+    #  46.8, +5.6 pp [+0.1, +11.7], McNemar 16/7, p 0.093, MDE 6.6 (+13.6 %).
     "compare-api-bank-text-1.5b": (
         2300,
         7.0,
