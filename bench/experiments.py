@@ -1169,8 +1169,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  booking up with QueryRegistration first and the one step allowed is spent. Pooled over the four
     #  agents DocsChisel 20 now holds 117 units (51 tasks): OG 39.0, DC 45.4, +6.4 pp [+0.5, +12.8],
     #  McNemar 16/7, p 0.093, MDE 7.1 (+16.3 %).
-    #  Measured, finance + information (7eb2be388b3c1949 under 20; profile 23 min, optimization runs of
-    #  23.5, 26.4 and 13.4 min, evaluation 264 episodes ~8 min, in one session): 6 tools in the band
+    #  Measured, finance + information (7eb2be388b3c1949 under 20; profile ~20 min over two starts, optimization runs of
+    #  23.5, 26.4 and 13.4 min, evaluation 264 episodes ~11 min): 6 tools in the band
     #  (GetUserToken, QueryBalance, DocumentQA, ImageCaption, SearchEngine, SendEmail), 10 test tasks.
     #  TS OG 66.7, DC 63.3 (runs 60.0, 66.7, 63.3): -3.3 pp [-8.9, +2.2], McNemar p 1.0, MDE 8.1; guard
     #  +0.9 pp. Why, from the traces: 4 of the 10 test tasks are solved in every episode under every doc
