@@ -56,6 +56,11 @@ GENERIC_WORDS = frozenset(
 )
 
 
+def _and(names: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def name_words(names: Sequence[str]) -> set[str]:
     """The words of parameter names (`new_appointment_date` -> new, appointment, date), lower case."""
     return {w for name in names for w in name.lower().split("_")}
@@ -639,6 +644,14 @@ class Synth:
         what the parameters say: this tool is not the one for a request that gives it.
         """
         wanted = name_words(cue) - GENERIC_WORDS
+        return sorted(
+            self._display(tool)
+            for tool, doc in self._neighbours().items()
+            if wanted & name_words([p.name for p in doc.parameters])
+        )
+
+    def _neighbours(self) -> dict[str, Any]:
+        """The other documented tools of this tool's domain (id -> doc): those offered beside it."""
         lookup = getattr(self.ctx.benchmark, "tool_domain", None)
 
         def domain_of(tool: str) -> str | None:
@@ -648,14 +661,48 @@ class Synth:
                 return None
 
         home = domain_of(self.ctx.tool)
-        out = set()
-        for tool, doc in self.ctx.docset.items():
-            # a tool of another domain is not offered beside this one
-            if tool == self.ctx.tool or (home is not None and domain_of(tool) != home):
+        return {
+            tool: doc
+            for tool, doc in self.ctx.docset.items()
+            if tool != self.ctx.tool and (home is None or domain_of(tool) == home)
+        }
+
+    def _apart(self, cue: Sequence[str]) -> str | None:
+        """What a cued request gives or lacks beside `cue`, so that the cue fits no other tool's requests;
+        None where another tool takes the very values this one does (no parameter tells them apart).
+
+        Why: `_cue_against` rules out the tools the agent confused this one with, but another tool of
+        the domain may take every cued value too. "Requests that give symptom" fits a symptom search as
+        well as an emergency look-up, and "requests that give appointment_id" a reschedule as well as a
+        cancellation. Where the other tool takes more (a new date, a new doctor), a request that gives
+        none of that is this tool's; where this tool takes more, a request that gives some of it is.
+        A parameter counts as another's where that one's name holds all its words (`appointment_id` is
+        in `new_appointment_date`, `date` too; `new_appointment_date` is not in `appointment_id`).
+        """
+
+        def words(name: str) -> set[str]:
+            return name_words([name]) - GENERIC_WORDS
+
+        def covered(name: str, by: Sequence[str]) -> bool:
+            return bool(words(name)) and any(words(name) <= words(other) for other in by)
+
+        own = [p.name for p in self.doc.parameters]
+        lacks: list[str] = []
+        given: list[str] = []
+        for doc in self._neighbours().values():
+            theirs = [p.name for p in doc.parameters]
+            if not all(covered(c, theirs) for c in cue):
                 continue
-            if wanted & name_words([p.name for p in doc.parameters]):
-                out.add(self._display(tool))
-        return sorted(out)
+            extra = [n for n in theirs if not covered(n, own)]
+            more = [n for n in own if not covered(n, theirs)]
+            if not extra and not more:
+                return None
+            if extra:
+                lacks += [n for n in extra if n not in lacks]
+            else:
+                given += [n for n in more if n not in given]
+        text = f" together with {' or '.join(given)}" if given else ""
+        return text + (f" and no {' or '.join(lacks)}" if lacks else "")
 
     def _given(self, other: str) -> tuple[str, ...]:
         """Parameters of `other` with no counterpart here that every misrouted request states a value of.
@@ -710,9 +757,8 @@ class Synth:
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
         extra = []
-        confused = [self._display(t) for t in self._confused()]
-        if confused:
-            extra.append(f"Use this tool, not {' or '.join(confused)}, for these requests.")
+        # the confused tool is not named: "use this tool, not AppointmentRegistration" drew requests to the
+        # tool named, as guidance that named it did (the routing cue is UG's, `_ug`)
         if any(f.cls in ("no_action", "missing_call") for f in self.findings):
             extra.append("Call it whenever the user's request needs this; do not answer in prose instead.")
         others = sorted(self._misused())
@@ -761,13 +807,16 @@ class Synth:
         quoted = "; ".join(f'"{r}"' for r in requests)
         what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
         cue = self._cue_against(self._confused()) if confused else ()
-        if confused and cue:
+        apart = self._apart(cue) if cue else None
+        if confused and cue and apart is not None:
             # the other tool is not named: a request that gives this tool's parameter together with the
             # other tool's (an appointment id beside a name, a date and a doctor) was sent to the tool
             # named here, which the sentence meant to rule out
-            lines.append(f"Use this tool for requests that give {' or '.join(cue)}.")
+            # every failed request states each cued value (`_stated_in_all`), so they are joined by "and"
+            lines.append(f"Use this tool for requests that give {_and(cue)}{apart}.")
         elif confused and quoted:
-            lines.append(f"Use this tool, not {' or '.join(confused)}, for requests like: {quoted}.")
+            # not named here either: the quoted requests are the cue where no parameter is one
+            lines.append(f"Use this tool for requests like: {quoted}.")
         elif confused:
             lines.append(
                 f"Prefer this tool over {' or '.join(confused)} when the request is: {what.lower()}."
