@@ -1035,8 +1035,8 @@ def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_a
 
 def test_a_cue_names_what_sets_the_tool_apart_from_every_tool_taking_the_cued_value(warehouse) -> None:
     """The cue rules out the confused tool; another tool taking the same value is set apart by what it
-    takes beside it (no warehouse here) or by what this tool takes beside it (an item or a date); a tool
-    taking the very same values leaves no cue, and the requests are quoted."""
+    takes beside it (no warehouse here) or by what this tool takes beside it (an item or a date); beside a
+    tool taking the very same values the cue stays as it is."""
     from dataclasses import replace
 
     from core.chisel.differ import Finding
@@ -1066,8 +1066,9 @@ def test_a_cue_names_what_sets_the_tool_apart_from_every_tool_taking_the_cued_va
     assert both.startswith(
         "Use this tool for requests that give qty together with item or date and no warehouse_code."
     )
+    # a tool taking the very same values: nothing sets the two apart by parameter, and the cue stays
     same = with_tools(("shop.twin", ("item", "qty", "date")))
-    assert same.startswith('Use this tool for requests like: "Please order'), same
+    assert same == "Use this tool for requests that give qty.", same
     # a parameter whose name holds the cued one's words takes its value; one that does not (item_code), not
     assert with_tools(("shop.pack", ("box_qty_limit",))).startswith(
         "Use this tool for requests that give qty and no box_qty_limit."

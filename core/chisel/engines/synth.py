@@ -667,15 +667,17 @@ class Synth:
             if tool != self.ctx.tool and (home is None or domain_of(tool) == home)
         }
 
-    def _apart(self, cue: Sequence[str]) -> str | None:
-        """What a cued request gives or lacks beside `cue`, so that the cue fits no other tool's requests;
-        None where another tool takes the very values this one does (no parameter tells them apart).
+    def _apart(self, cue: Sequence[str]) -> str:
+        """What a cued request gives or lacks beside `cue`, so that the cue fits no other tool's requests
+        where a parameter can say so ("" where none can, or no other tool takes every cued value).
 
         Why: `_cue_against` rules out the tools the agent confused this one with, but another tool of
-        the domain may take every cued value too. "Requests that give symptom" fits a symptom search as
-        well as an emergency look-up, and "requests that give appointment_id" a reschedule as well as a
-        cancellation. Where the other tool takes more (a new date, a new doctor), a request that gives
-        none of that is this tool's; where this tool takes more, a request that gives some of it is.
+        the domain may take every cued value too: "requests that give appointment_id" fits a reschedule
+        as well as a cancellation. Where the other tool takes more (a new date, a new doctor), a request
+        that gives none of that is this tool's; where this tool takes more, a request that gives some of
+        it is. Where the other takes the very same values (a symptom search beside an emergency look-up)
+        the cue stays as it is: in a paired check on the 1.5B text agent's optimization tasks, a look-up
+        request solved in both episodes under the cue went to the symptom search in both without it.
         A parameter counts as another's where that one's name holds all its words (`appointment_id` is
         in `new_appointment_date`, `date` too; `new_appointment_date` is not in `appointment_id`).
         """
@@ -695,8 +697,6 @@ class Synth:
                 continue
             extra = [n for n in theirs if not covered(n, own)]
             more = [n for n in own if not covered(n, theirs)]
-            if not extra and not more:
-                return None
             if extra:
                 lacks += [n for n in extra if n not in lacks]
             else:
@@ -807,13 +807,12 @@ class Synth:
         quoted = "; ".join(f'"{r}"' for r in requests)
         what = (self.doc.description or "").split(".")[0].strip().rstrip(".")
         cue = self._cue_against(self._confused()) if confused else ()
-        apart = self._apart(cue) if cue else None
-        if confused and cue and apart is not None:
+        if confused and cue:
             # the other tool is not named: a request that gives this tool's parameter together with the
             # other tool's (an appointment id beside a name, a date and a doctor) was sent to the tool
             # named here, which the sentence meant to rule out
             # every failed request states each cued value (`_stated_in_all`), so they are joined by "and"
-            lines.append(f"Use this tool for requests that give {_and(cue)}{apart}.")
+            lines.append(f"Use this tool for requests that give {_and(cue)}{self._apart(cue)}.")
         elif confused and quoted:
             # not named here either: the quoted requests are the cue where no parameter is one
             lines.append(f"Use this tool for requests like: {quoted}.")
