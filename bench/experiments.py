@@ -1177,6 +1177,38 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             FININFO_MISUSE + f" --doc-mode text --model {Q15}",
         ],
     ),
+    # 21: the agents table's commands and the 1.5B text agent's under DocsChisel 21 (a confused tool's cue
+    #     also sets it apart from every tool of its domain taking the cued values: CancelRegistration's
+    #     "requests that give appointment_id and no new_appointment_date or new_appointment_doctor"; no
+    #     routing sentence names the confused tool; beside a tool taking the very same values the cue
+    #     stays). Why: under 20 the 0.5B native agent's CancelRegistration and ModifyRegistration carry the
+    #     same cue (appointment_id), and text-mode finance's QueryBalance description still says "Use this
+    #     tool, not OpenBankAccount". Paired check before this plan (`docschisel eval --against`, the
+    #     1.5B text agent's health doc sets under 20 rewritten by 21's rules, T = 0.7, 2 seeds, the
+    #     optimization and validation tasks of the tools whose docs change): run 0's docs 35.2 = 35.2 % (54
+    #     episodes; that version also dropped EmergencyKnowledge's cue, and QueryRegistration-
+    #     EmergencyKnowledge-level-2-4#2 went 2/2 -> 0/2 to SymptomSearch, hence the third rule), 12.5 =
+    #     12.5 % (8); run 1's 27.8 -> 24.1 % (54), 25.0 -> 0.0 % (8). The tasks that moved fail on
+    #     RecordHealthData's health_data structure or on the EmergencyKnowledge / SymptomSearch choice,
+    #     which 21 does not change there: in text mode any changed line redraws every sample, and 2
+    #     seeds cannot tell that from an effect. Run this step only after a check on the agent whose
+    #     confusions 21 targets (0.5B native health, `--tools CancelRegistration,ModifyRegistration`, 6
+    #     seeds) does not go against it. Order: health 0.5B native, text-mode finance + information, the
+    #     rest as in 20; unchanged candidates reuse their episodes. ~5,000 episodes, ~10 h with
+    #     `--workers 2`, over four sessions.
+    "compare-api-bank-21": (
+        5000,
+        10.0,
+        [
+            AGENTS_TABLE[2],
+            AGENTS_TABLE[0],
+            HEALTH_MISUSE + f" --doc-mode text --model {Q15}",
+            AGENTS_TABLE[1],
+            AGENTS_TABLE[3],
+            AGENTS_TABLE[4],
+            FININFO_MISUSE + f" --doc-mode text --model {Q15}",
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1419,6 +1451,7 @@ WAREHOUSE = {
     "compare-api-bank-18": "data/compare-api-bank.duckdb",
     "compare-api-bank-19": "data/compare-api-bank.duckdb",
     "compare-api-bank-20": "data/compare-api-bank.duckdb",
+    "compare-api-bank-21": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
