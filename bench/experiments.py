@@ -1188,7 +1188,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     optimization and validation tasks of the tools whose docs change): run 0's docs 35.2 = 35.2 % (54
     #     episodes; that version also dropped EmergencyKnowledge's cue, and QueryRegistration-
     #     EmergencyKnowledge-level-2-4#2 went 2/2 -> 0/2 to SymptomSearch, hence the third rule), 12.5 =
-    #     12.5 % (8); run 1's 27.8 -> 24.1 % (54), 25.0 -> 0.0 % (8). The tasks that moved fail on
+    #     12.5 % (8); run 1's 27.8 -> 24.1 % (54), 25.0 -> 0.0 % (8); run 2's 22.2 -> 25.9 % (54), 0.0 -> 12.5 % (8);
+    #     over runs 1 and 2 (the rules as built) 27 = 27 of 108 and 2 -> 1 of 16. The tasks that moved fail on
     #     RecordHealthData's health_data structure or on the EmergencyKnowledge / SymptomSearch choice,
     #     which 21 does not change there: in text mode any changed line redraws every sample, and 2
     #     seeds cannot tell that from an effect. Run this step only after a check on the agent whose
