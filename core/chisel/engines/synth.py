@@ -32,6 +32,7 @@ from core.chisel.engines.examples import (
     asks,
     example_text,
     identifier,
+    leaves,
     request_for,
     stated_in,
     value_pattern,
@@ -147,6 +148,21 @@ def allowed_values(name: str, pairs: Sequence[tuple[str | None, Any]]) -> list[A
     return recurring_values([v for _, v in pairs])
 
 
+def allowed_leaves(pairs: Sequence[tuple[str | None, Any]]) -> set[str]:
+    """The allowed values inside a structured argument: under each key, the leaf values that recur
+    (`allowed_values`), such as the "blood_pressure" and "heart_rate" names of health records.
+
+    They are the structure's vocabulary, which its format lists already, so an example may show
+    them where the quoted request words them otherwise ("blood pressure").
+    """
+    by_key: dict[str, list[tuple[str | None, Any]]] = {}
+    for query, value in pairs:
+        if isinstance(value, list | dict):
+            for key, leaf in leaves(value):
+                by_key.setdefault(key, []).append((query, leaf))
+    return {str(v) for key, found in by_key.items() for v in allowed_values(key, found)}
+
+
 def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | None:
     """The value an argument takes when the request does not state it, from (request, value) pairs.
 
@@ -246,7 +262,9 @@ def usage_examples(
     for tid, call in gold:
         for name, value in call.args.items():
             pairs.setdefault(name, []).append((queries[tid], value))
-    constant = {name: {str(v) for v in allowed_values(name, ps)} for name, ps in pairs.items()}
+    constant = {
+        name: {str(v) for v in allowed_values(name, ps)} | allowed_leaves(ps) for name, ps in pairs.items()
+    }
     formats = {}
     for name, ps in pairs.items():
         vs = [v for _, v in ps]
