@@ -272,6 +272,10 @@ def test_a_structure_is_shown_where_the_request_holds_every_value_inside_it() ->
     assert text.endswith(
         'RecordHealthData(health_data=<health_data: list[{"name": "heart_rate", "value": str}]>)'
     )
+    # a reading inside another ("80" in "120/80") is not where the value came from
+    heart = Call("RecordHealthData", {"health_data": [{"name": "heart_rate", "value": "80"}]})
+    text = example_text("RecordHealthData", heart, "It was 120/80.", shape, {"health_data": {"heart_rate"}})
+    assert text.endswith('<health_data: list[{"name": "heart_rate", "value": str}]>)')
     # a record id inside a structure is never shown, even when the request holds it
     ids = Call("CancelOrders", {"orders": [{"order_id": "W123", "reason": "late"}]})
     assert "W123" not in example_text("CancelOrders", ids, "Cancel W123, it is late.", {}, {})

@@ -205,8 +205,9 @@ def identifier(key: str) -> bool:
 
 
 def _whole(text: str) -> str:
-    """A pattern for `text` as a whole token: 9012 is not found inside 90123 or 1.9012."""
-    return rf"(?<![\w.]){re.escape(text)}(?![\w])"
+    """A pattern for `text` as a whole token: 9012 is not found inside 90123 or 1.9012, nor a heart
+    rate of 80 inside a blood pressure of 120/80."""
+    return rf"(?<![\w./]){re.escape(text)}(?![\w/])"
 
 
 def _masked(request: str, key: str, value: Any) -> str:
