@@ -1197,13 +1197,31 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     seeds) does not go against it. Order: health 0.5B native, text-mode finance + information, the
     #     rest as in 20; unchanged candidates reuse their episodes. ~5,000 episodes, ~10 h with
     #     `--workers 2`, over four sessions.
+    #  Grammar g10 lands with 21. Under g9 a text-mode agent could not write a list of records: its
+    #  action_input was a free object bounded from itself, so a list inside an argument held scalars only,
+    #  and RecordHealthData's health_data = [{"name": ..., "value": ...}] came out as [120, 80] or
+    #  [":{", "name"] (the 1.5B text agent's two never-solved RecordHealthData tasks, and the failures
+    #  of every RecordHealthData step); its only way through was the whole list as one string. A 21
+    #  usage example that shows the record list the request maps to (the same tasks' calls, the 20 doc
+    #  set otherwise unchanged, 9 optimization tasks x 6 seeds at T = 0.7) made that worse under g9:
+    #  14.8 -> 0.0 % (8 -> 0 of 54), since the agent then began `[{` and the grammar forced a scalar. Under
+    #  g10 the same tasks and seeds: original docs 66.7 %, 20's doc set 53.7 %, with the record example
+    #  59.3 % (validation, 2 tasks x 6: 50.0 / 50.0 / 50.0 %). 20's loss is CancelRegistration-
+    #  RecordHealthData-QueryRegistration-level-2-1#2 and -2-2#2 (original 0.50 and 1.00, 20 0.00 and
+    #  0.00): under 20's docs the agent repeats the dialogue's earlier CancelRegistration instead of
+    #  recording, a regression the optimization could not see because under g9 those steps failed under
+    #  every doc set. g10 changes every local agent's identity (core.llm.model_identity), so each command
+    #  profiles and evaluates OG anew (~250 episodes more per command). Order: the 1.5B text agent's
+    #  health first (where g10 lifts the floor and the record example applies), then 0.5B native health
+    #  (21's CancelRegistration / ModifyRegistration cue), then the rest. ~6,700 episodes, ~13 h with
+    #  two actors, over five sessions, resumable.
     "compare-api-bank-21": (
-        5000,
-        10.0,
+        6700,
+        13.0,
         [
+            HEALTH_MISUSE + f" --doc-mode text --model {Q15}",
             AGENTS_TABLE[2],
             AGENTS_TABLE[0],
-            HEALTH_MISUSE + f" --doc-mode text --model {Q15}",
             AGENTS_TABLE[1],
             AGENTS_TABLE[3],
             AGENTS_TABLE[4],
