@@ -28,7 +28,7 @@ STRING_CAP = 80
 ANSWER_CAP = 300
 ARRAY_CAP = 5
 FREE_DEPTH = 2
-MAP_CAP = 8  # keys of an object that lists no properties (text-mode ReAct's arguments)
+MAP_CAP = 12  # keys of an object that lists no properties: text-mode arguments (WorkBench tools take up to 9)
 
 _BASE_RULES = {
     "ws": '" "?',
