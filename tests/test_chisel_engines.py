@@ -704,7 +704,8 @@ def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse
     confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
     ug = Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
     first = last_user_line(ctx.gt.query(failed[0]), limit=90)
-    assert ug.startswith("Use this tool, not shop.quote, for requests like: ") and f'"{first}"' in ug
+    assert ug.startswith("Use this tool for requests like: ") and f'"{first}"' in ug
+    assert "shop.quote" not in ug, "the confused tool is not named beside the requests either"
     assert "shop.order(" not in ug
     # without the failed tasks it falls back to the description
     assert "Prefer this tool over shop.quote" in Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")
@@ -1029,7 +1030,71 @@ def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_a
     )
     wider = replace(ctx, docset=DocSet([*(d for t, d in ctx.docset.items() if t != "shop.quote"), both]))
     ug = Synth(wider, confused, DomainMemory("shop"), tasks)("Add", "UG")
-    assert ug.startswith('Use this tool, not shop.quote, for requests like: "Please order')
+    assert ug.startswith('Use this tool for requests like: "Please order')
+
+
+def test_a_cue_names_what_sets_the_tool_apart_from_every_tool_taking_the_cued_value(warehouse) -> None:
+    """The cue rules out the confused tool; another tool taking the same value is set apart by what it
+    takes beside it (no warehouse here) or by what this tool takes beside it (an item or a date); beside a
+    tool taking the very same values the cue stays as it is."""
+    from dataclasses import replace
+
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, Param, ToolDoc
+
+    ctx = _shop_ctx(warehouse)
+    tasks = [t for t in ctx.opt_task_ids if t.startswith("order-")][:3]
+    confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
+
+    def with_tools(*specs: tuple[str, tuple[str, ...]]) -> str:
+        more = [
+            ToolDoc(tool=t, name=t, description=t, parameters=tuple(Param(name=n, description=n) for n in ps))
+            for t, ps in specs
+        ]
+        wider = replace(ctx, docset=DocSet([*ctx.docset.values(), *more]))
+        return Synth(wider, confused, DomainMemory("shop"), tasks)("Add", "UG")
+
+    assert with_tools(("shop.bulk", ("qty", "warehouse_code"))).startswith(
+        "Use this tool for requests that give qty and no warehouse_code."
+    )
+    assert with_tools(("shop.restock", ("qty",))).startswith(
+        "Use this tool for requests that give qty together with item or date."
+    )
+    both = with_tools(("shop.bulk", ("qty", "warehouse_code")), ("shop.restock", ("qty",)))
+    assert both.startswith(
+        "Use this tool for requests that give qty together with item or date and no warehouse_code."
+    )
+    # a tool taking the very same values: nothing sets the two apart by parameter, and the cue stays
+    same = with_tools(("shop.twin", ("item", "qty", "date")))
+    assert same == "Use this tool for requests that give qty.", same
+    # a parameter whose name holds the cued one's words takes its value; one that does not (item_code), not
+    assert with_tools(("shop.pack", ("box_qty_limit",))).startswith(
+        "Use this tool for requests that give qty and no box_qty_limit."
+    )
+    assert with_tools(("shop.scan", ("item_code",))).startswith("Use this tool for requests that give qty.")
+
+
+def test_cued_parameters_are_joined_by_and_since_every_failed_request_states_each() -> None:
+    from core.chisel.engines.synth import _and
+
+    assert [_and(["a"]), _and(["a", "b"]), _and(["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
+
+
+def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) -> None:
+    """ "Use this tool, not X" in the description draws requests to X, as it did in the guidance."""
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+
+    ctx = _shop_ctx(warehouse)
+    tasks = [t for t in ctx.opt_task_ids if t.startswith("order-")][:3]
+    confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
+    assert Synth(ctx, confused, DomainMemory("shop"), tasks)("Refine", "FD") is None
+    missing = [*confused, Finding("missing_call", "no call")]
+    fd = Synth(ctx, missing, DomainMemory("shop"), tasks)("Refine", "FD")
+    assert fd.startswith("Order an item. Call it whenever") and "shop.quote" not in fd
 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:

@@ -196,3 +196,28 @@ def test_a_date_time_format_in_the_schema_is_held_by_the_grammar():
     )
     assert "format-yyyy-mm-dd-hh-mm-ss" in rules["args-0"] and "string-80" in rules["args-0"]
     LlamaGrammar.from_string(grammar, verbose=False)
+
+
+def test_text_mode_arguments_may_be_lists_of_records():
+    """Text-mode ReAct's action_input lists no properties; each argument is an untyped value nested
+    below itself, so `{"health_data": [{"name": ..., "value": ...}]}` can be written (under g9 a list
+    inside it held scalars only, and the agent wrote [120, 80] for two named readings)."""
+    from core.agents.react_text import step_schema
+    from core.agents.tooling import Binding
+
+    binding = Binding("RecordHealthData", "RecordHealthData", "RecordHealthData", {}, "")
+    schema = step_schema([binding])["json_schema"]["schema"]
+    rules = dict(line.split(" ::= ", 1) for line in json_schema_grammar(schema).strip().splitlines())
+    args = next(body for name, body in rules.items() if "action-input" in name)
+    assert "json-0" in args  # each argument is a free value from depth 0 ...
+    arrays = rules["json-0"].split(" | ")[-1]
+    assert arrays.startswith('"["') and "json-1" in arrays  # ... whose list items ...
+    assert "object-1" in rules["json-1"]  # ... may be records
+    assert "object" not in rules["json-2"]  # bounded: scalars at the bottom
+    typed = json_schema_grammar({"type": "object", "additionalProperties": {"type": "integer"}})
+    assert 'ws ":" ws integer' in typed
+    assert 'doc ::= "{" ws "}"' in json_schema_grammar({"type": "object", "additionalProperties": False})
+    if importlib.util.find_spec("llama_cpp") is not None:
+        from llama_cpp import LlamaGrammar
+
+        LlamaGrammar.from_string(json_schema_grammar(schema), verbose=False)

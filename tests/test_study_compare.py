@@ -979,3 +979,21 @@ def test_most_runs_prefers_more_optimization_runs_then_the_newest():
     chosen = most_runs([("k", newest_one_run), ("k", three_runs), ("k", older_three_runs), ("j", other)])
     assert chosen == {"k": three_runs, "j": other}
     assert most_runs([("k", made("e", 2)), ("k", made("f", 2))])["k"].compare_id == "e"
+
+
+def test_a_text_mode_comparison_under_an_older_grammar_says_what_it_could_not_write() -> None:
+    """Headings name only the grammar revision; a reader of a g9 text-mode row learns its limit."""
+    from core.study.compare_report import StoredComparison, grammar_notes, grammar_revision
+
+    salt = "qwen.gguf|llama-cpp-python==0.3.36|g{}|qwen|ctx=4096"
+    assert grammar_revision(salt.format(9)) == 9 and grammar_revision(None) is None
+
+    def stored(cid: str, grammar: int, mode: str) -> StoredComparison:
+        spec = {"agent": {"model": "local/q", "paradigm": "react", "doc_mode": mode}}
+        return StoredComparison(
+            cid, cid, "api-bank/domain", spec, [], None, {"runtime": salt.format(grammar)}
+        )
+
+    assert grammar_notes([stored("a", 10, "text"), stored("b", 9, "native")]) == []
+    (note,) = grammar_notes([stored("a", 10, "text"), stored("b", 9, "text")])
+    assert note.startswith("Under grammar g9 and earlier a text-mode agent could not write a list of records")

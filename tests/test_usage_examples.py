@@ -221,3 +221,61 @@ def test_a_month_day_that_reads_either_way_round_is_shown_as_its_format() -> Non
     clear = Call("QueryHistoryToday", {"date": "04-21"})
     text = example_text("QueryHistoryToday", clear, "Today's date, 04-21, please.", {"date": "MM-DD"}, {})
     assert text.endswith('QueryHistoryToday(date="04-21")')
+
+
+def test_a_structure_is_shown_where_the_request_holds_every_value_inside_it() -> None:
+    """An agent given `health_data=<list[{"name": ..., "value": str}]>` wrote [110, 70, 90] for
+    "blood pressure is 110/70 and heart rate is 90": the example shows the records the request maps to,
+    when the request quoted holds every value in them and the names are the structure's vocabulary."""
+    from core.chisel.engines.synth import allowed_leaves, usage_examples
+    from core.docs import ToolDoc
+
+    readings = {"a": ("120/80", "80"), "b": ("110/70", "90"), "c": ("130/85", "72")}
+    queries = {
+        t: f"User: Please record my health data.\nUser: My blood pressure is {bp} and my heart rate is {hr}."
+        for t, (bp, hr) in readings.items()
+    }
+    gold = [
+        (
+            t,
+            Call(
+                "RecordHealthData",
+                {
+                    "user_id": "12345",
+                    "health_data": [
+                        {"name": "blood_pressure", "value": bp},
+                        {"name": "heart_rate", "value": hr},
+                    ],
+                },
+            ),
+        )
+        for t, (bp, hr) in readings.items()
+    ]
+    pairs = [(queries[t], c.args["health_data"]) for t, c in gold]
+    assert allowed_leaves(pairs) == {"blood_pressure", "heart_rate"}  # the readings are the user's data
+    lines = usage_examples(
+        ToolDoc(tool="RecordHealthData", name="RecordHealthData"), gold, queries.get, 3, "s"
+    )
+    assert len(lines) == 3
+    for line in lines:
+        bp, hr = next(r for r in readings.values() if r[0] in line)
+        assert line == (
+            f'Request: "My blood pressure is {bp} and my heart rate is {hr}." -> RecordHealthData(user_id=<user_id: an integer>, '
+            f'health_data=[{{"name": "blood_pressure", "value": "{bp}"}}, {{"name": "heart_rate", "value": "{hr}"}}])'
+        )
+    # a reading the request does not hold keeps the whole structure a format
+    other = Call("RecordHealthData", {"health_data": [{"name": "heart_rate", "value": "66"}]})
+    shape = {"health_data": 'list[{"name": "heart_rate", "value": str}]'}
+    text = example_text(
+        "RecordHealthData", other, "My heart rate is 90.", shape, {"health_data": {"heart_rate"}}
+    )
+    assert text.endswith(
+        'RecordHealthData(health_data=<health_data: list[{"name": "heart_rate", "value": str}]>)'
+    )
+    # a reading inside another ("80" in "120/80") is not where the value came from
+    heart = Call("RecordHealthData", {"health_data": [{"name": "heart_rate", "value": "80"}]})
+    text = example_text("RecordHealthData", heart, "It was 120/80.", shape, {"health_data": {"heart_rate"}})
+    assert text.endswith('<health_data: list[{"name": "heart_rate", "value": str}]>)')
+    # a record id inside a structure is never shown, even when the request holds it
+    ids = Call("CancelOrders", {"orders": [{"order_id": "W123", "reason": "late"}]})
+    assert "W123" not in example_text("CancelOrders", ids, "Cancel W123, it is late.", {}, {})

@@ -28,6 +28,7 @@ STRING_CAP = 80
 ANSWER_CAP = 300
 ARRAY_CAP = 5
 FREE_DEPTH = 2
+MAP_CAP = 12  # keys of an object that lists no properties: text-mode arguments (WorkBench tools take up to 9)
 
 _BASE_RULES = {
     "ws": '" "?',
@@ -164,7 +165,7 @@ class GrammarBuilder:
         if kind == "object" or "properties" in schema:
             props = schema.get("properties")
             if not isinstance(props, dict) or not props:
-                return self.free_object_rule(0)
+                return self.map_rule(schema.get("additionalProperties"), hint, depth)
             return self.object_rule(props, schema.get("required") or [], hint, depth)
         return self.free_rule(0)
 
@@ -205,6 +206,23 @@ class GrammarBuilder:
         inner = self.free_rule(depth + 1)
         arr = f'"[" ws ({inner} ("," ws {inner}){{0,{self.array_cap - 1}}})? ws "]"'
         return self.add(f"json-{depth}", f"{scalars} | {self.free_object_rule(depth)} | {arr}")
+
+    def map_rule(self, values: Any, hint: str = "map", depth: int = 0) -> str:
+        """An object that lists no properties: any keys, each value following `values` (the schema's
+        `additionalProperties`), an untyped value when that is absent or true, none when it is false.
+
+        Why: text-mode ReAct's `action_input` is such an object, whose values are the call's
+        arguments. Bounding its depth from the object itself (as a free object nested in a free value
+        is) left an argument only scalars inside a list: `health_data=[{"name": ..., "value": ...}]`
+        could not be written, and a model that began `[{` was forced into `[":{", "name"]` or
+        `[120, 80]`. Each value is an untyped value like any other, nested FREE_DEPTH levels below
+        itself.
+        """
+        if values is False:
+            return self.add(hint, '"{" ws "}"')
+        value = self.schema_rule(values if isinstance(values, dict) else None, f"{hint}-value", depth + 1)
+        pair = f'{self.string_rule(40)} ws ":" ws {value}'
+        return self.add(hint, f'"{{" ws ({pair} ("," ws {pair}){{0,{MAP_CAP - 1}}})? ws "}}"')
 
     def free_object_rule(self, depth: int) -> str:
         key = self.string_rule(40)
@@ -294,6 +312,6 @@ def json_schema_grammar(schema: dict[str, Any] | None, *, string_cap: int = 200,
     """Grammar for a JSON document following `schema` (None: any JSON object)."""
     b = GrammarBuilder(string_cap=string_cap, array_cap=array_cap)
     if not schema:
-        return b.render(b.free_object_rule(0))
+        return b.render(b.map_rule(None, "doc"))
     b.defs = {**(schema.get("definitions") or {}), **(schema.get("$defs") or {})}
     return b.render(b.schema_rule(schema, "doc"))

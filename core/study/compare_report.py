@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product
@@ -147,6 +148,39 @@ def runtime_label(runtime: str | None) -> str:
     build = next((p.split("==", 1)[1] for p in parts if p.startswith("llama-cpp-python==")), "")
     grammar = next((p for p in parts if len(p) <= 4 and p.startswith("g") and p[1:].isdigit()), "")
     return f"llama.cpp {build}, grammar {grammar}".strip(", ")
+
+
+# what a grammar revision before `fixed` could not let a text-mode agent write, said beside the comparisons
+# measured under it, since their headings name only the revision
+GRAMMAR_LIMITS: tuple[tuple[int, str], ...] = (
+    (
+        10,
+        "a list of records inside an argument (a list there held scalars only), so a call such as "
+        'RecordHealthData\'s `health_data=[{"name": …, "value": …}]` succeeded only when the agent passed '
+        "the whole list as one string",
+    ),
+)
+
+
+def grammar_revision(runtime: str | None) -> int | None:
+    """The grammar revision number of a local runtime identity (`g10` -> 10), None for hosted models."""
+    m = re.search(r"\bgrammar g(\d+)\b", runtime_label(runtime))
+    return int(m.group(1)) if m else None
+
+
+def grammar_notes(comparisons: list[StoredComparison]) -> list[str]:
+    """One sentence per known limit of an older grammar that a shown text-mode comparison ran under."""
+    shown = {
+        grammar_revision((c.detail or {}).get("runtime"))
+        for c in comparisons
+        if (c.spec.get("agent") or {}).get("doc_mode") == "text"
+    }
+    return [
+        f"Under grammar g{fixed - 1} and earlier a text-mode agent could not write {limit}; g{fixed} lifts "
+        "that, and a comparison under it is a new comparison."
+        for fixed, limit in GRAMMAR_LIMITS
+        if any(g is not None and g < fixed for g in shown)
+    ]
 
 
 def split_grouping(c: StoredComparison) -> str:
@@ -828,7 +862,7 @@ def comparison_section(
         "the baselines; 12.65 min and 4,481 tokens per tool; docs of 189 tokens (original 153); without "
         "memory TS is 76% lower after 5 iterations."
     )
-    parts = [intro]
+    parts = [" ".join([intro, *grammar_notes(comparisons)])]
     if headline is not None and (part := headline(comparisons)):
         parts.append(part)
     parts += [markdown(c) for c in comparisons]

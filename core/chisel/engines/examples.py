@@ -13,7 +13,12 @@ A record's id (`id`, `order_id`, `event_ids`) is never shown, not even when the
 request holds it: an agent that sees `appointment_id="90123456"` next to a
 request pastes 90123456 into other users' calls, so the request's copy is
 masked too (`It's <appointment_id>.`). Every other value is shown as its
-format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). The request quoted is
+format (`<YYYY-MM-DD>`, `<order_id: "#W" + 7 digits>`). A list or record is
+shown as it is when every value inside it may be: a request that gives
+"blood pressure 120/80 and heart rate 80" beside
+`health_data=[{"name": "blood_pressure", "value": "120/80"}, ...]` shows where
+each of the user's values goes, which a structure's format does not (the agent
+given only the format wrote `[120, 80]`). The request quoted is
 the passage of the task's query that holds the call's values, led by the
 turn that asked when that passage is only a reply ("It's <appointment_id>.");
 when no passage holds them, the example shows the call's formats alone.
@@ -31,9 +36,22 @@ from core.benchmarks.base import Call
 MAX_REQUEST = 140
 
 
+def leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    """The scalar values inside a structured value, each with the key it sits under (a list's items
+    under the list's key): `[{"name": "heart_rate", "value": "80"}]` holds ("name", "heart_rate")
+    and ("value", "80")."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in leaves(v, key)]
+    return [(key, value)]
+
+
 def _texts(call: Call) -> list[str]:
-    """The call's string values worth finding in a request (not booleans, not tiny tokens)."""
-    return [v.strip() for v in call.args.values() if isinstance(v, str) and len(v.strip()) >= 2]
+    """The call's string values worth finding in a request (not booleans, not tiny tokens), the
+    strings inside a list or record included."""
+    found = [v for k, v in call.args.items() for _, v in leaves(v, k)]
+    return [v.strip() for v in found if isinstance(v, str) and len(v.strip()) >= 2]
 
 
 MONTHS = (
@@ -187,8 +205,9 @@ def identifier(key: str) -> bool:
 
 
 def _whole(text: str) -> str:
-    """A pattern for `text` as a whole token: 9012 is not found inside 90123 or 1.9012."""
-    return rf"(?<![\w.]){re.escape(text)}(?![\w])"
+    """A pattern for `text` as a whole token: 9012 is not found inside 90123 or 1.9012, nor a heart
+    rate of 80 inside a blood pressure of 120/80."""
+    return rf"(?<![\w./]){re.escape(text)}(?![\w/])"
 
 
 def _masked(request: str, key: str, value: Any) -> str:
@@ -212,8 +231,10 @@ def example_text(
     parts = []
     for key, value in call.args.items():
         record = identifier(key)
-        if record and request:
-            request = _masked(request, key, value)
+        if request:  # a record's id, or one inside a list or record (`orders[].order_id`)
+            for inner, item in [(key, value)] if record else leaves(value, key):
+                if identifier(inner):
+                    request = _masked(request, inner, item)
         if not record and _traceable(value, shown, constant.get(key, set())):
             parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
         else:
@@ -225,12 +246,14 @@ def example_text(
 
 def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
     """Whether a concrete value may stay in an example: a flag or null, one of the argument's allowed
-    values (`core.chisel.engines.synth.allowed_values`), or a value the quoted request holds as a whole
-    word."""
+    values (`core.chisel.engines.synth.allowed_values`), a value the quoted request holds as a whole
+    word, or a list or record made only of such values."""
     if value is None or isinstance(value, bool):
         return True
     if isinstance(value, list | dict):
-        return False
+        # a structure is shown when every value inside it is: how the request's words map onto it is
+        # what a format alone does not teach (the agent wrote [110, 70, 90] for two named readings)
+        return all(not identifier(k) and _traceable(v, shown, constant) for k, v in leaves(value))
     text = str(value)
     if (
         isinstance(value, str)

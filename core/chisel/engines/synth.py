@@ -32,6 +32,7 @@ from core.chisel.engines.examples import (
     asks,
     example_text,
     identifier,
+    leaves,
     request_for,
     stated_in,
     value_pattern,
@@ -54,6 +55,11 @@ VALUE_FORMATS: tuple[tuple[str, str], ...] = (  # (pattern, label), most specifi
 GENERIC_WORDS = frozenset(
     {"name", "names", "id", "ids", "new", "type", "value", "values", "data", "info", "text"}
 )
+
+
+def _and(names: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def name_words(names: Sequence[str]) -> set[str]:
@@ -140,6 +146,21 @@ def allowed_values(name: str, pairs: Sequence[tuple[str | None, Any]]) -> list[A
     if identifier(name) or user_given(pairs):
         return []
     return recurring_values([v for _, v in pairs])
+
+
+def allowed_leaves(pairs: Sequence[tuple[str | None, Any]]) -> set[str]:
+    """The allowed values inside a structured argument: under each key, the leaf values that recur
+    (`allowed_values`), such as the "blood_pressure" and "heart_rate" names of health records.
+
+    They are the structure's vocabulary, which its format lists already, so an example may show
+    them where the quoted request words them otherwise ("blood pressure").
+    """
+    by_key: dict[str, list[tuple[str | None, Any]]] = {}
+    for query, value in pairs:
+        if isinstance(value, list | dict):
+            for key, leaf in leaves(value):
+                by_key.setdefault(key, []).append((query, leaf))
+    return {str(v) for key, found in by_key.items() for v in allowed_values(key, found)}
 
 
 def implied_value(pairs: Sequence[tuple[str, Any]], least: int = 4) -> Any | None:
@@ -241,7 +262,9 @@ def usage_examples(
     for tid, call in gold:
         for name, value in call.args.items():
             pairs.setdefault(name, []).append((queries[tid], value))
-    constant = {name: {str(v) for v in allowed_values(name, ps)} for name, ps in pairs.items()}
+    constant = {
+        name: {str(v) for v in allowed_values(name, ps)} | allowed_leaves(ps) for name, ps in pairs.items()
+    }
     formats = {}
     for name, ps in pairs.items():
         vs = [v for _, v in ps]
@@ -639,6 +662,14 @@ class Synth:
         what the parameters say: this tool is not the one for a request that gives it.
         """
         wanted = name_words(cue) - GENERIC_WORDS
+        return sorted(
+            self._display(tool)
+            for tool, doc in self._neighbours().items()
+            if wanted & name_words([p.name for p in doc.parameters])
+        )
+
+    def _neighbours(self) -> dict[str, Any]:
+        """The other documented tools of this tool's domain (id -> doc): those offered beside it."""
         lookup = getattr(self.ctx.benchmark, "tool_domain", None)
 
         def domain_of(tool: str) -> str | None:
@@ -648,14 +679,48 @@ class Synth:
                 return None
 
         home = domain_of(self.ctx.tool)
-        out = set()
-        for tool, doc in self.ctx.docset.items():
-            # a tool of another domain is not offered beside this one
-            if tool == self.ctx.tool or (home is not None and domain_of(tool) != home):
+        return {
+            tool: doc
+            for tool, doc in self.ctx.docset.items()
+            if tool != self.ctx.tool and (home is None or domain_of(tool) == home)
+        }
+
+    def _apart(self, cue: Sequence[str]) -> str:
+        """What a cued request gives or lacks beside `cue`, so that the cue fits no other tool's requests
+        where a parameter can say so ("" where none can, or no other tool takes every cued value).
+
+        Why: `_cue_against` rules out the tools the agent confused this one with, but another tool of
+        the domain may take every cued value too: "requests that give appointment_id" fits a reschedule
+        as well as a cancellation. Where the other tool takes more (a new date, a new doctor), a request
+        that gives none of that is this tool's; where this tool takes more, a request that gives some of
+        it is. Where the other takes the very same values (a symptom search beside an emergency look-up)
+        the cue stays as it is: in a paired check on the 1.5B text agent's optimization tasks, a look-up
+        request solved in both episodes under the cue went to the symptom search in both without it.
+        A parameter counts as another's where that one's name holds all its words (`appointment_id` is
+        in `new_appointment_date`, `date` too; `new_appointment_date` is not in `appointment_id`).
+        """
+
+        def words(name: str) -> set[str]:
+            return name_words([name]) - GENERIC_WORDS
+
+        def covered(name: str, by: Sequence[str]) -> bool:
+            return bool(words(name)) and any(words(name) <= words(other) for other in by)
+
+        own = [p.name for p in self.doc.parameters]
+        lacks: list[str] = []
+        given: list[str] = []
+        for doc in self._neighbours().values():
+            theirs = [p.name for p in doc.parameters]
+            if not all(covered(c, theirs) for c in cue):
                 continue
-            if wanted & name_words([p.name for p in doc.parameters]):
-                out.add(self._display(tool))
-        return sorted(out)
+            extra = [n for n in theirs if not covered(n, own)]
+            more = [n for n in own if not covered(n, theirs)]
+            if extra:
+                lacks += [n for n in extra if n not in lacks]
+            else:
+                given += [n for n in more if n not in given]
+        text = f" together with {' or '.join(given)}" if given else ""
+        return text + (f" and no {' or '.join(lacks)}" if lacks else "")
 
     def _given(self, other: str) -> tuple[str, ...]:
         """Parameters of `other` with no counterpart here that every misrouted request states a value of.
@@ -710,9 +775,8 @@ class Synth:
     def _fd(self, op: str) -> Any:
         base = (self.doc.description or "").rstrip()
         extra = []
-        confused = [self._display(t) for t in self._confused()]
-        if confused:
-            extra.append(f"Use this tool, not {' or '.join(confused)}, for these requests.")
+        # the confused tool is not named: "use this tool, not AppointmentRegistration" drew requests to the
+        # tool named, as guidance that named it did (the routing cue is UG's, `_ug`)
         if any(f.cls in ("no_action", "missing_call") for f in self.findings):
             extra.append("Call it whenever the user's request needs this; do not answer in prose instead.")
         others = sorted(self._misused())
@@ -765,9 +829,11 @@ class Synth:
             # the other tool is not named: a request that gives this tool's parameter together with the
             # other tool's (an appointment id beside a name, a date and a doctor) was sent to the tool
             # named here, which the sentence meant to rule out
-            lines.append(f"Use this tool for requests that give {' or '.join(cue)}.")
+            # every failed request states each cued value (`_stated_in_all`), so they are joined by "and"
+            lines.append(f"Use this tool for requests that give {_and(cue)}{self._apart(cue)}.")
         elif confused and quoted:
-            lines.append(f"Use this tool, not {' or '.join(confused)}, for requests like: {quoted}.")
+            # not named here either: the quoted requests are the cue where no parameter is one
+            lines.append(f"Use this tool for requests like: {quoted}.")
         elif confused:
             lines.append(
                 f"Prefer this tool over {' or '.join(confused)} when the request is: {what.lower()}."
