@@ -1204,11 +1204,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     over runs 1 and 2 (the rules as built) 27 = 27 of 108 and 2 -> 1 of 16. The tasks that moved fail on
     #     RecordHealthData's health_data structure or on the EmergencyKnowledge / SymptomSearch choice,
     #     which 21 does not change there: in text mode any changed line redraws every sample, and 2
-    #     seeds cannot tell that from an effect. Run this step only after a check on the agent whose
-    #     confusions 21 targets (0.5B native health, `--tools CancelRegistration,ModifyRegistration`, 6
-    #     seeds) does not go against it. Order: health 0.5B native, text-mode finance + information, the
-    #     rest as in 20; unchanged candidates reuse their episodes. ~5,000 episodes, ~10 h with
-    #     `--workers 2`, over four sessions.
+    #     seeds cannot tell that from an effect. On the agent whose confusions 21 targets (0.5B native
+    #     health) the check is this step's own command: with g10 below every episode is new, so a
+    #     hand-applied edit saves nothing over a real 21 optimization run.
     #  Grammar g10 lands with 21. Under g9 a text-mode agent could not write a list of records: its
     #  action_input was a free object bounded from itself, so a list inside an argument held scalars only,
     #  and RecordHealthData's health_data = [{"name": ..., "value": ...}] came out as [120, 80] or
