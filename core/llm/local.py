@@ -43,9 +43,10 @@ from core.llm.weights import LocalModelUnavailable
 __all__ = ["LocalModelUnavailable", "LocalProvider", "cache_salt", "ensure_available", "generate", "runtime"]
 
 # g10: an object that lists no properties (text mode's action_input) holds untyped values nested below
-# each value, so an argument may be a list of records; g9: forced text stops before a trailing space or quote and never forces a shared name prefix; g8: text
-# the grammar forces is appended, not sampled (core.llm.forcing); g7: date/time formats of string schemas
-# enforced; g6: untyped values nest relative to themselves
+# each value, so an argument may be a list of records; g9: forced text stops before a trailing space or
+# quote and never forces a shared name prefix; g8: text the grammar forces is appended, not sampled
+# (core.llm.forcing); g7: date/time formats of string schemas enforced; g6: untyped values nest relative
+# to themselves
 GRAMMAR_VERSION = "g10"
 TOOL_MAX_TOKENS = 512
 TEXT_MAX_TOKENS = 1024
