@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product
@@ -146,8 +145,12 @@ def runtime_label(runtime: str | None) -> str:
         return ""
     parts = runtime.split("|")
     build = next((p.split("==", 1)[1] for p in parts if p.startswith("llama-cpp-python==")), "")
-    grammar = next((p for p in parts if len(p) <= 4 and p.startswith("g") and p[1:].isdigit()), "")
-    return f"llama.cpp {build}, grammar {grammar}".strip(", ")
+    return f"llama.cpp {build}, grammar {_grammar(parts)}".strip(", ")
+
+
+def _grammar(parts: list[str]) -> str:
+    """The grammar revision among a runtime identity's parts (`g10`), "" when there is none."""
+    return next((p for p in parts if len(p) <= 4 and p.startswith("g") and p[1:].isdigit()), "")
 
 
 # what a grammar revision before `fixed` could not let a text-mode agent write, said beside the comparisons
@@ -164,8 +167,8 @@ GRAMMAR_LIMITS: tuple[tuple[int, str], ...] = (
 
 def grammar_revision(runtime: str | None) -> int | None:
     """The grammar revision number of a local runtime identity (`g10` -> 10), None for hosted models."""
-    m = re.search(r"\bgrammar g(\d+)\b", runtime_label(runtime))
-    return int(m.group(1)) if m else None
+    grammar = _grammar(runtime.split("|")) if runtime else ""
+    return int(grammar[1:]) if grammar else None
 
 
 def grammar_notes(comparisons: list[StoredComparison]) -> list[str]:
