@@ -326,7 +326,7 @@ def test_results_section_renders(compared) -> None:
 def test_a_fresh_warehouse_restored_from_the_run_archive_shows_the_same_comparison(
     compared, tmp_path
 ) -> None:
-    from core.study.compare_report import comparison_section
+    from core.study.compare_across import comparison_section
     from core.warehouse import Warehouse
     from core.warehouse.archive import archive_runs, restore_runs
 
@@ -464,13 +464,14 @@ def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
 
 
 def test_results_section_is_absent_without_a_comparison(warehouse) -> None:
-    from core.study.compare_report import comparison_section
+    from core.study.compare_across import comparison_section
 
     assert comparison_section(warehouse) is None
 
 
 def test_results_show_the_newest_comparison_per_scope() -> None:
-    from core.study.compare_report import StoredComparison, current_comparisons
+    from core.study.compare_across import current_comparisons
+    from core.study.compare_report import StoredComparison
 
     def stored(cid: str, domains: list[str], eval_runs: int) -> StoredComparison:
         agent = {"model": "m", "paradigm": "react", "doc_mode": "native"}
@@ -520,7 +521,8 @@ def test_results_show_the_newest_comparison_per_scope() -> None:
 
 
 def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it() -> None:
-    from core.study.compare_report import StoredComparison, current_comparisons
+    from core.study.compare_across import current_comparisons
+    from core.study.compare_report import StoredComparison
 
     def stored(cid: str, methods: str, optimizers: str, opt_runs: int) -> StoredComparison:
         spec = {
@@ -764,7 +766,8 @@ def test_comparisons_of_several_domains_pool_into_one_paired_test() -> None:
     """Per-task outcomes stored with each comparison pool into one paired test over the union of tasks."""
     import pandas as pd
 
-    from core.study.compare_report import StoredComparison, pooled_frame
+    from core.study.compare_across import pooled_frame
+    from core.study.compare_report import StoredComparison
 
     def stored(domain: str, dc: dict[str, float], og: dict[str, float]) -> StoredComparison:
         return StoredComparison(
@@ -904,7 +907,7 @@ def _stored_comparison(
 
 def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks() -> None:
     """Two comparisons of the same test tasks whose DocsChisel differs in one setting pair DC by task."""
-    from core.study.compare_report import settings_frame
+    from core.study.compare_across import settings_frame
 
     stored = _stored_comparison
 
@@ -940,7 +943,7 @@ def test_docschisel_under_one_other_setting_pairs_by_task_on_the_same_test_tasks
 
 def test_each_docschisel_setting_meets_the_peers_of_other_comparisons_on_the_same_tasks() -> None:
     """GEPA run in one comparison, a DC setting tried in a later one: paired by task, Holm over the scope."""
-    from core.study.compare_report import peers_frame
+    from core.study.compare_across import peers_frame
     from core.study.stats import holm
 
     tasks = [f"t{i}" for i in range(8)]
@@ -965,7 +968,8 @@ def test_each_docschisel_setting_meets_the_peers_of_other_comparisons_on_the_sam
 
 def test_most_runs_prefers_more_optimization_runs_then_the_newest():
     """Every cross-comparison table picks one stored comparison per key by this rule."""
-    from core.study.compare_report import StoredComparison, most_runs
+    from core.study.compare_across import most_runs
+    from core.study.compare_report import StoredComparison
 
     def made(cid: str, runs: int) -> StoredComparison:
         return StoredComparison(cid, "r" + cid, "api-bank/domain", {"opt_runs": runs}, [], None)

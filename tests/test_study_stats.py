@@ -190,7 +190,7 @@ def test_reading_results_does_not_import_scipy_stats() -> None:
 
     code = (
         "import sys; import core.ui.app, core.ui.views.compare, core.ui.views.impact, core.study.report, "
-        "core.study.compare_report; from core.ui.stats import versus; versus('a', {'a': [1, 2, 3], 'b': [2, 3, 4]}); "
+        "core.study.compare_report, core.study.compare_across; from core.ui.stats import versus; versus('a', {'a': [1, 2, 3], 'b': [2, 3, 4]}); "
         "print('scipy.stats' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

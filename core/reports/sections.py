@@ -189,8 +189,8 @@ def chisel(wh) -> str | None:
 
 @section(45, "Method comparison: OG, EasyTool, DRAFT and DocsChisel on held-out test tasks")
 def comparison(wh) -> str | None:
+    from core.study.compare_across import comparison_section
     from core.study.compare_agents import agents_part
-    from core.study.compare_report import comparison_section
 
     return comparison_section(wh, headline=agents_part)
 

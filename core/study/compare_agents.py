@@ -17,18 +17,16 @@ from typing import Any
 
 import pandas as pd
 
-from core.study.compare_report import (
+from core.study.compare_across import (
     PEERS,
-    StoredComparison,
     _finite_pct,
     _label,
     _opt_runs,
     _same_tasks_key,
     dc_settings,
     most_runs,
-    runtime_label,
-    split_grouping,
 )
+from core.study.compare_report import StoredComparison, runtime_label, split_grouping
 from core.study.compare_rows import paired_tasks
 from core.study.stats import cluster_bootstrap_interval, relative_improvement
 from core.tables import markdown_table as table

@@ -42,6 +42,7 @@ LIBRARIES = (
     "core.docs",
     "core.study.report",
     "core.study.compare_report",
+    "core.study.compare_across",
 )
 # every page's view module (they import their queries and charts); defined with Streamlit caches
 VIEWS = tuple(

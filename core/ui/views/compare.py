@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from core import jobs
+from core.study import compare_across as across
 from core.study import compare_report as report
 from core.study.compare_agents import agents_frame
 from core.ui import charts, chartview, stats
@@ -237,7 +238,7 @@ def stored_comparisons(path: str) -> None:
         f"Snapshot `{c.result_id}` of {pd.Timestamp(c.created_at):%Y-%m-%d %H:%M}: "
         f"{len(c.task_ids)} test tasks, the same for every method."
     )
-    current, _ = report.current_comparisons(found)
+    current, _ = across.current_comparisons(found)
     for heading, caption, frame in (
         (
             "The newest DocsChisel revision across target agents",
@@ -254,21 +255,21 @@ def stored_comparisons(path: str) -> None:
             "target agent and temperature (one per domain): Δ with its bootstrap interval over tasks, McNemar "
             "counts of tasks that flipped each way, and the minimum detectable effect of that many pairs; "
             "again without the test tasks that repeat an optimization task's gold call, where there are any.",
-            report.pooled_frame(current),
+            across.pooled_frame(current),
         ),
         (
             "DocsChisel settings against each other",
             "Comparisons with the same test tasks, target agent and evaluation runs whose DocsChisel differs in "
             "one setting (misuse tasks, cross-tool validation, in-context judging, its revision): DC's per-task "
             "TS under one paired with the other, by task.",
-            report.settings_frame(current),
+            across.settings_frame(current),
         ),
         (
             "DocsChisel settings against the peers of other comparisons",
             "Each DocsChisel setting's per-task TS paired with GEPA's, EasyTool's or DRAFT's measured in another "
             "comparison on the same test tasks, target agent and evaluation runs; p Holm-corrected over a scope's "
             "rows. A peer's budget is its own comparison's.",
-            report.peers_frame(current),
+            across.peers_frame(current),
         ),
     ):
         if not frame.empty:
