@@ -470,7 +470,8 @@ def test_merge_pools_duplicates_normalises_and_resolves_conflicts() -> None:
 
 
 def test_synthesisers_read_enumerations_formats_and_signatures(warehouse) -> None:
-    from core.chisel.engines.synth import Synth, value_format
+    from core.chisel.engines.synth import Synth
+    from core.chisel.engines.values import value_format
     from core.chisel.memory import DomainMemory
     from tests.shopctx import shop_order_context
 
@@ -524,7 +525,7 @@ def test_a_read_only_lookup_before_the_focal_call_is_not_a_wrong_tool():
 
 def test_a_structure_mismatch_is_a_format_failure_and_the_doc_states_the_structure() -> None:
     """`[120, 80]` for a list of {name, value} objects: the doc must say what the argument looks like."""
-    from core.chisel.engines.synth import describe_shape, recurring_values
+    from core.chisel.engines.values import describe_shape, recurring_values
 
     gold = [{"name": "blood_pressure", "value": "120/80"}, {"name": "heart_rate", "value": "80"}]
     assert compare_values(gold, [120, 80]) == "wrong_format"
@@ -691,7 +692,8 @@ def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse
     from dataclasses import replace
 
     from core.chisel.differ import Finding
-    from core.chisel.engines.synth import Synth, last_user_line
+    from core.chisel.engines.synth import Synth
+    from core.chisel.engines.values import last_user_line
     from core.chisel.memory import DomainMemory
     from core.docs import DocSet, Param
 
@@ -777,7 +779,7 @@ def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(wa
 
 def test_a_value_no_request_states_is_written_into_the_parameter_description() -> None:
     """A convention of the tool's world (plots end yesterday) is stated; one task's value never is."""
-    from core.chisel.engines.synth import implied_value
+    from core.chisel.engines.values import implied_value
 
     since = [(f"Plot visits since November {d}.", "2023-11-29") for d in (2, 5, 9, 17)]
     stated = [("Plot visits from November 3 to 2023-11-06.", "2023-11-06")]
@@ -853,7 +855,7 @@ def test_an_id_no_request_states_is_looked_up_with_the_tool_whose_docs_return_it
 
 
 def test_a_zero_padded_id_is_not_called_an_integer() -> None:
-    from core.chisel.engines.synth import value_format
+    from core.chisel.engines.values import value_format
 
     assert value_format(["00000123", "00004567"]) == "a string of 8 digits, leading zeros kept"
     assert value_format(["12", "345"]) == "an integer"
@@ -908,7 +910,8 @@ def test_calling_the_focal_tool_in_another_tools_place_is_a_misuse() -> None:
 
 def test_a_misused_tools_guidance_names_the_requests_it_is_not_for_and_the_right_tool(warehouse) -> None:
     from core.chisel.differ import Finding
-    from core.chisel.engines.synth import Synth, request_line
+    from core.chisel.engines.synth import Synth
+    from core.chisel.engines.values import request_line
     from core.chisel.memory import DomainMemory
 
     ctx = _shop_ctx(warehouse)
@@ -1077,9 +1080,13 @@ def test_a_cue_names_what_sets_the_tool_apart_from_every_tool_taking_the_cued_va
 
 
 def test_cued_parameters_are_joined_by_and_since_every_failed_request_states_each() -> None:
-    from core.chisel.engines.synth import _and
+    from core.chisel.engines.values import and_list
 
-    assert [_and(["a"]), _and(["a", "b"]), _and(["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
+    assert [and_list(["a"]), and_list(["a", "b"]), and_list(["a", "b", "c"])] == [
+        "a",
+        "a and b",
+        "a, b and c",
+    ]
 
 
 def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) -> None:
@@ -1099,7 +1106,8 @@ def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:
     """ "change it to October 12th" states 2023-10-12: the doc owes its format, never the value."""
-    from core.chisel.engines.synth import implied_value, stated_in
+    from core.chisel.engines.examples import stated_in
+    from core.chisel.engines.values import implied_value
 
     assert stated_in("2023-10-12", "I want to change it to October 12th with Dr. Lee.")
     assert stated_in("2023-10-12", "on Oct. 12") and stated_in("2023-10-12", "the 12th of October")

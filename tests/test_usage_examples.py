@@ -165,7 +165,8 @@ def test_an_id_used_by_many_tasks_is_quoted_with_the_turn_that_asked() -> None:
 def test_recurring_user_data_is_shown_only_where_the_quoted_request_holds_it() -> None:
     """Dialogues that reuse one user's token, name or day are not an enumeration: a value the requests
     state is shown where the request quoted states it, as a whole word, and as its format elsewhere."""
-    from core.chisel.engines.synth import allowed_values, usage_examples, value_format
+    from core.chisel.engines.synth import usage_examples
+    from core.chisel.engines.values import allowed_values, value_format
     from core.docs import ToolDoc
 
     token = "p9o8i7u6y5t4k3e2w1q"
@@ -227,7 +228,8 @@ def test_a_structure_is_shown_where_the_request_holds_every_value_inside_it() ->
     """An agent given `health_data=<list[{"name": ..., "value": str}]>` wrote [110, 70, 90] for
     "blood pressure is 110/70 and heart rate is 90": the example shows the records the request maps to,
     when the request quoted holds every value in them and the names are the structure's vocabulary."""
-    from core.chisel.engines.synth import allowed_leaves, usage_examples
+    from core.chisel.engines.synth import usage_examples
+    from core.chisel.engines.values import allowed_leaves
     from core.docs import ToolDoc
 
     readings = {"a": ("120/80", "80"), "b": ("110/70", "90"), "c": ("130/85", "72")}

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from core.benchmarks.base import Call
-from core.chisel.engines.synth import VALUE_FORMATS, recurring_values
+from core.chisel.engines.values import VALUE_FORMATS, recurring_values
 from core.docs import ToolDoc
 
 _DATE_TIME_FORMATS = {label: pattern for pattern, label in VALUE_FORMATS if label[0] in "YH"}  # longest first

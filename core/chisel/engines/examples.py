@@ -246,7 +246,7 @@ def example_text(
 
 def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
     """Whether a concrete value may stay in an example: a flag or null, one of the argument's allowed
-    values (`core.chisel.engines.synth.allowed_values`), a value the quoted request holds as a whole
+    values (`core.chisel.engines.values.allowed_values`), a value the quoted request holds as a whole
     word, or a list or record made only of such values."""
     if value is None or isinstance(value, bool):
         return True
