@@ -1229,6 +1229,24 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  health first (where g10 lifts the floor and the record example applies), then 0.5B native health
     #  (21's CancelRegistration / ModifyRegistration cue), then the rest. ~6,700 episodes, ~13 h with
     #  two actors, over five sessions, resumable.
+    #  Measured, command 0 (cd27fc170deb7cdd, 1.5B text health, 21 + g10; profile 183 episodes,
+    #  optimization run 0 over two sessions, runs 1 and 2 of 52.0 and 47.6 min, evaluation 504 episodes
+    #  ~25 min on two actors): TS OG 52.4 (36.2 under g9), DC 57.8 (runs 57.1, 60.0, 56.2): +5.4 pp
+    #  [-1.6, +13.3], McNemar p 0.38, MDE 11.2; +10.3 % relative, Mann-Whitney p 0.16; guard +3.2 pp, no
+    #  task lost. Run 0 changed 7 of 7 tools, run 1 6, run 2 2 (no candidate beat the original on
+    #  validation for the other 5). Why, from the traces: gained AppointmentRegistration-level-1-1#0
+    #  (0.33 -> 1.00 in every run; OG looks the booking up with QueryRegistration),
+    #  CancelRegistration-level-1-3#0 (0.33 -> 0.89, the same look-up) and
+    #  CancelRegistration-RecordHealthData-QueryRegistration-level-2-2#0 (0.00 -> 0.78: under OG the
+    #  agent passes new_appointment_date or patient_name to CancelRegistration); 20's loss there (the
+    #  repeated CancelRegistration) is not seen. Lost ModifyRegistration-EmergencyKnowledge-level-2- 1#4
+    #  (0.67 -> 0.22): the agent answers in prose or calls SymptomSearch, under run 2's docs too, where
+    #  EmergencyKnowledge kept its original doc - in text mode a changed line elsewhere redraws the
+    #  sample. 6 tasks never solved: the emergency look-ups sent to SymptomSearch (32 calls) or with the
+    #  user's word ("fatigued", which the tool does not know), and CancelRegistration called with
+    #  patient_name, date and doctor_name beside the id under every doc set, although DC's IC says
+    #  "Always pass appointment_id" and quotes the rejection of patient_name. g10 lifted the
+    #  RecordHealthData level-1 tasks from 0 to 0.67 under OG already.
     "compare-api-bank-21": (
         6700,
         13.0,
