@@ -17,14 +17,14 @@ import pandas as pd
 from core.study.compare_report import (
     DEFAULT_SAMPLES,
     StoredComparison,
-    _p,
-    _pp_ci,
     cross_val_tasks,
     grammar_notes,
     in_context,
     markdown,
     misuse_tasks,
     misused_tools,
+    p_text,
+    pp_ci,
     samples,
     split_grouping,
     stored_comparisons,
@@ -171,10 +171,10 @@ def pooled_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
                     "tasks": ev["paired_n"],
                     "method %": 100 * mean_a,
                     "other %": 100 * mean_b,
-                    "relative %": _finite_pct(relative_improvement(mean_a, mean_b)),
-                    "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                    "relative %": finite_pct(relative_improvement(mean_a, mean_b)),
+                    "Δ pp [95% CI]": pp_ci(pd.Series(ev)),
                     "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
-                    "p (McNemar)": _p(ev["mcnemar_p"]),
+                    "p (McNemar)": p_text(ev["mcnemar_p"]),
                     "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
                 }
             )
@@ -193,12 +193,12 @@ def dc_settings(c: StoredComparison) -> dict[str, Any]:
     }
 
 
-def _same_tasks_key(c: StoredComparison) -> tuple:
+def same_tasks_key(c: StoredComparison) -> tuple:
     """Comparisons whose DC can be paired by task: same test tasks, target agent and sampling."""
     return (*_agent_key(c), int(c.spec.get("eval_runs") or 1), split_grouping(c), tuple(sorted(c.task_ids)))
 
 
-def _opt_runs(c: StoredComparison) -> int:
+def opt_runs(c: StoredComparison) -> int:
     return int(c.spec.get("opt_runs") or 1)
 
 
@@ -211,7 +211,7 @@ def most_runs(pairs: Iterable[tuple[Any, StoredComparison]]) -> dict[Any, Stored
     """
     chosen: dict[Any, StoredComparison] = {}
     for key, c in pairs:
-        if key not in chosen or _opt_runs(c) > _opt_runs(chosen[key]):
+        if key not in chosen or opt_runs(c) > opt_runs(chosen[key]):
             chosen[key] = c
     return chosen
 
@@ -248,7 +248,7 @@ def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     optimization runs, then the newest).
     """
     chosen = most_runs(
-        ((_same_tasks_key(c), tuple(dc_settings(c).items())), c)
+        ((same_tasks_key(c), tuple(dc_settings(c).items())), c)
         for c in comparisons
         if "dc" in ((c.detail or {}).get("per_task") or {})
     )
@@ -256,7 +256,7 @@ def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     rows = []
     for i, first in enumerate(members):
         for second in members[i + 1 :]:
-            if _same_tasks_key(first) != _same_tasks_key(second):
+            if same_tasks_key(first) != same_tasks_key(second):
                 continue
             differ = [k for k, v in dc_settings(first).items() if dc_settings(second)[k] != v]
             if len(differ) != 1:
@@ -286,16 +286,16 @@ def settings_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
                     "tasks": ev["paired_n"],
                     "TS %": 100 * sum(a[t] for t in common) / len(common),
                     "other TS %": 100 * sum(b[t] for t in common) / len(common),
-                    "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                    "Δ pp [95% CI]": pp_ci(pd.Series(ev)),
                     "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
-                    "p (McNemar)": _p(ev["mcnemar_p"]),
+                    "p (McNemar)": p_text(ev["mcnemar_p"]),
                     "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
                 }
             )
     return pd.DataFrame(rows)
 
 
-def _finite_pct(v: float) -> float | None:
+def finite_pct(v: float) -> float | None:
     return None if v is None or not math.isfinite(v) else v
 
 
@@ -303,7 +303,7 @@ def _finite_pct(v: float) -> float | None:
 PEERS = ("gepa", "et", "drt")
 
 
-def _label(c: StoredComparison, method: str) -> str:
+def method_label(c: StoredComparison, method: str) -> str:
     rows = c.methods[c.methods["method"] == method] if "label" in c.methods else c.methods.iloc[0:0]
     return str(rows.iloc[0]["label"]) if len(rows) else method
 
@@ -324,10 +324,10 @@ def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
         return (c.detail or {}).get("per_task") or {}
 
     chosen_dc = most_runs(
-        ((_same_tasks_key(c), tuple(dc_settings(c).items())), c) for c in comparisons if "dc" in measured(c)
+        ((same_tasks_key(c), tuple(dc_settings(c).items())), c) for c in comparisons if "dc" in measured(c)
     )
     chosen_peer = most_runs(
-        ((_same_tasks_key(c), m), c) for c in comparisons for m in PEERS if m in measured(c)
+        ((same_tasks_key(c), m), c) for c in comparisons for m in PEERS if m in measured(c)
     )
     rows = []
     for (scope_key, settings), dc in chosen_dc.items():
@@ -346,11 +346,11 @@ def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
                     "scope": ",".join(dc.spec.get("domains") or ["all"]) + split,
                     "group": scope_key,
                     "DC with": f"{_setting_text(dict(settings))}, {dc.dc_algorithm} (`{dc.compare_id}`)",
-                    "peer": f"{_label(peer, method)}, {_opt_runs(peer)} opt runs (`{peer.compare_id}`)",
+                    "peer": f"{method_label(peer, method)}, {opt_runs(peer)} opt runs (`{peer.compare_id}`)",
                     "tasks": ev["paired_n"],
                     "DC TS %": 100 * sum(a[t] for t in common) / len(common),
                     "peer TS %": 100 * sum(b[t] for t in common) / len(common),
-                    "Δ pp [95% CI]": _pp_ci(pd.Series(ev)),
+                    "Δ pp [95% CI]": pp_ci(pd.Series(ev)),
                     "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
                     "p (McNemar)": ev["mcnemar_p"],
                     "MDE pp": None if ev["mde"] is None else 100 * ev["mde"],
@@ -367,7 +367,7 @@ def peers_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
         ]
         df.loc[idx, "p (Holm)"] = holm(ps)
     for col in ("p (McNemar)", "p (Holm)"):
-        df[col] = df[col].map(_p)
+        df[col] = df[col].map(p_text)
     cols = [c for c in df.columns if c not in ("MDE pp", "group")] + ["MDE pp"]
     return df[cols]
 

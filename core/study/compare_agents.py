@@ -19,12 +19,12 @@ import pandas as pd
 
 from core.study.compare_across import (
     PEERS,
-    _finite_pct,
-    _label,
-    _opt_runs,
-    _same_tasks_key,
     dc_settings,
+    finite_pct,
+    method_label,
     most_runs,
+    opt_runs,
+    same_tasks_key,
 )
 from core.study.compare_report import StoredComparison, runtime_label, split_grouping
 from core.study.compare_rows import paired_tasks
@@ -77,8 +77,8 @@ def _versus_source(
     """
     if _per_task(dc, method):
         return dc
-    return most_runs((_same_tasks_key(c), c) for c in comparisons if _per_task(c, method)).get(
-        _same_tasks_key(dc)
+    return most_runs((same_tasks_key(c), c) for c in comparisons if _per_task(c, method)).get(
+        same_tasks_key(dc)
     )
 
 
@@ -87,7 +87,7 @@ def _revision_agents(group: list[StoredComparison], revision: int) -> dict[str, 
     agents: dict[str, list[StoredComparison]] = {}
     seen: dict[str, set[str]] = {}
     ranked = sorted(
-        (c for c in group if revision_number(c.dc_algorithm) == revision), key=_opt_runs, reverse=True
+        (c for c in group if revision_number(c.dc_algorithm) == revision), key=opt_runs, reverse=True
     )  # stable: newest first among equal optimization runs
     for c in ranked:
         agent = _agent(c)
@@ -146,7 +146,7 @@ def _row(
         "tasks": len(clusters),
         "DC %": 100 * mean_a,
         "other %": 100 * mean_b,
-        "relative %": _finite_pct(relative_improvement(mean_a, mean_b)),
+        "relative %": finite_pct(relative_improvement(mean_a, mean_b)),
         "Δ pp [95% CI]": f"{100 * ci.mean:+.1f} [{100 * ci.low:+.1f}, {100 * ci.high:+.1f}]",
         "McNemar b/c": f"{ev['mcnemar_b']}/{ev['mcnemar_c']}",
         "p (McNemar)": f"{float(ev['mcnemar_p']):.4f}",
@@ -167,7 +167,7 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for agents in _members(comparisons).values():
         first = next(iter(agents.values()))[0]
-        dc_label = f"{_label(first, 'dc')}, {first.dc_algorithm}"
+        dc_label = f"{method_label(first, 'dc')}, {first.dc_algorithm}"
         for versus in VERSUS:
             pooled: dict[str, tuple[str, float, float]] = {}
             names, ids = [], []
@@ -181,7 +181,7 @@ def agents_frame(comparisons: list[StoredComparison]) -> pd.DataFrame:
                     a, b = _per_task(dc, "dc"), _per_task(source, versus)
                     units.update({f"{agent} · {t}": (t, a[t], b[t]) for t in sorted(set(a) & set(b))})
                     used.append(dc.compare_id if source is dc else f"{dc.compare_id} + {source.compare_id}")
-                    label = _label(source, versus)
+                    label = method_label(source, versus)
                 if not units:
                     continue
                 rows.append(_row(agent, dc_label, label, units, ", ".join(f"`{u}`" for u in used)))

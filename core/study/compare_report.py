@@ -133,7 +133,7 @@ def _pct(v: Any) -> float:
     return float("nan") if v is None or (isinstance(v, float) and math.isnan(v)) else 100.0 * float(v)
 
 
-def _p(v: Any) -> str:
+def p_text(v: Any) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
 
 
@@ -265,12 +265,12 @@ SIGNIFICANCE = [
     ("other mean %", "versus_mean", _pct),
     ("relative %", "relative_pct", None),
     ("U", "u", None),
-    ("p", "p", _p),
-    ("p (Holm)", "p_holm", _p),
+    ("p", "p", p_text),
+    ("p (Holm)", "p_holm", p_text),
 ]
 
 
-def _pp_ci(row: pd.Series) -> str:
+def pp_ci(row: pd.Series) -> str:
     """The paired per-task difference in percentage points with its bootstrap interval."""
     d = row.get("paired_delta")
     if d is None or (isinstance(d, float) and math.isnan(d)):
@@ -311,9 +311,9 @@ def significance_frame(c: StoredComparison) -> pd.DataFrame:
         frames.append(
             pd.DataFrame(
                 {
-                    "paired Δ pp [95% CI]": t.apply(_pp_ci, axis=1),
+                    "paired Δ pp [95% CI]": t.apply(pp_ci, axis=1),
                     "tasks": t["paired_n"].map(lambda v: "" if pd.isna(v) else int(v)),
-                    "McNemar p": t["mcnemar_p"].map(_p),
+                    "McNemar p": t["mcnemar_p"].map(p_text),
                     "MDE pp": t["mde"].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}"),
                 }
             )
@@ -426,7 +426,7 @@ def guard_frame(c: StoredComparison) -> pd.DataFrame:
             {
                 "method": labels.get(r["method"], r["method"]),
                 "TS %": _pct(r.get("ts")),
-                "Δ TS vs OG (pp, 95% CI)": _pp_ci(
+                "Δ TS vs OG (pp, 95% CI)": pp_ci(
                     pd.Series(
                         {
                             "paired_delta": r.get("delta"),
