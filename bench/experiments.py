@@ -1247,6 +1247,23 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  patient_name, date and doctor_name beside the id under every doc set, although DC's IC says
     #  "Always pass appointment_id" and quotes the rejection of patient_name. g10 lifted the
     #  RecordHealthData level-1 tasks from 0 to 0.67 under OG already.
+    #  Measured, command 1 (decd623ab293bb80, 0.5B native health, 21 + g10; optimization runs of 18.9
+    #  (resumed after a restart), 13.6 and 13.4 min, 468 episodes run, 58 min from the resume on two
+    #  actors): TS OG 48.1 (the 20 row's 44.8 was under g9, on 29 tasks of two comparisons), DC 63.8 (runs 67.9, 60.5, 63.0): +15.6 pp [+4.5, +28.4], McNemar 6/0, p 0.031, MDE 17.5;
+    #  +32.5 % relative, Mann-Whitney p 0.014; guard +2.8 pp, no task lost. Why, from the traces: gained
+    #  CancelRegistration-level-1-3#0 and -RecordHealthData-QueryRegistration-level-2-2#0 (0.00 -> 1.00)
+    #  and -2-1#0 (0.33 -> 0.78): under OG the agent books the appointment the user names
+    #  (AppointmentRegistration(patient_name="Olivia Davis", ...) -> "already registered"); 21's
+    #  AppointmentRegistration guidance ("It takes no appointment_id: when the request gives one, call
+    #  CancelRegistration or ModifyRegistration instead") and its "not for what CancelRegistration or
+    #  ModifyRegistration does" move it to CancelRegistration(appointment_id) in every run. Gained
+    #  RecordHealthData-level-1-2#0 (0.00 -> 0.78): OG sends no health_data or "10:30 am"; DC's refined
+    #  parameter types give the record list and "%Y-%m-%d %H:%M:%S". 4 tasks never solved:
+    #  ModifyRegistration-level-1-3#0 and -1-4#0 ("change it to October 12th with Dr. Lee", with the
+    #  appointment id) still go to AppointmentRegistration with an invented patient ("John Doe") under
+    #  every doc set: the same AppointmentRegistration guidance, and run 1's ModifyRegistration guidance
+    #  ("requests that give appointment_id together with new_appointment_date or
+    #  new_appointment_doctor"), do not move a request that names a date and a doctor away from booking.
     "compare-api-bank-21": (
         6700,
         13.0,
