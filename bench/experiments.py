@@ -1264,6 +1264,20 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  every doc set: the same AppointmentRegistration guidance, and run 1's ModifyRegistration guidance
     #  ("requests that give appointment_id together with new_appointment_date or
     #  new_appointment_doctor"), do not move a request that names a date and a doctor away from booking.
+    #  Measured, command 2 (c987adebdb0029fd, 0.5B text finance + information, 21 + g10; optimization
+    #  runs of 16.3, 12.9 and 14.0 min, 336 episodes run, 61 min on two actors): 7 tools in the band, 16
+    #  test tasks. TS OG 41.7, DC 40.3 (runs 39.6, 41.7, 39.6): -1.4 pp [-12.5, +8.3], McNemar 0/1, p 1.0,
+    #  MDE 15.5: flat, and too few tasks to see less than 15 pp; TC 56.2 -> 48.6. Guard +0.9 pp, one task
+    #  lost (QueryBalance-QueryStock-OpenBankAccount-GetUserToken-level-2-1#4, QueryStock called for
+    #  QueryBalance). Why, from the traces: the one majority flip, QueryHistoryToday-Calculator-level-2-3#0
+    #  (1.00 -> 0.33), is the agent sending date="1903" (the user's last line) or calling Dictionary with
+    #  "April 21st", under all three doc sets; the gain the runs share, QueryBalance-QueryStock-
+    #  OpenBankAccount-GetUserToken-level-2-2#6 (0.00 -> 0.33), is OpenBankAccount given the username as
+    #  account where OG gives the user's name. 3 tasks never solved: DocumentQA-level-1-1#4 and -1-4#4 (the
+    #  agent asks the earlier turn's question of the document, or calls nothing) and QueryStock-
+    #  OpenBankAccount-QueryBalance-GetUserToken-level-2-1#5 (after GetUserToken the agent repeats the
+    #  dialogue's OpenBankAccount or QueryStock instead of QueryBalance(token)): the 0.5B text agent acts
+    #  on an earlier turn of the dialogue, which no field of the tool it should call reaches.
     "compare-api-bank-21": (
         6700,
         13.0,
