@@ -1249,7 +1249,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  RecordHealthData level-1 tasks from 0 to 0.67 under OG already.
     #  Measured, command 1 (decd623ab293bb80, 0.5B native health, 21 + g10; optimization runs of 18.9
     #  (resumed after a restart), 13.6 and 13.4 min, 468 episodes run, 58 min from the resume on two
-    #  actors): TS OG 48.1 (the 20 row's 44.8 was under g9, on 29 tasks of two comparisons), DC 63.8 (runs 67.9, 60.5, 63.0): +15.6 pp [+4.5, +28.4], McNemar 6/0, p 0.031, MDE 17.5;
+    #  actors): TS OG 48.1 (the 20 row's 44.8 was under g9, on 29 tasks of two comparisons), DC 63.8
+    #  (runs 67.9, 60.5, 63.0): +15.6 pp [+4.5, +28.4], McNemar 6/0, p 0.031, MDE 17.5;
     #  +32.5 % relative, Mann-Whitney p 0.014; guard +2.8 pp, no task lost. Why, from the traces: gained
     #  CancelRegistration-level-1-3#0 and -RecordHealthData-QueryRegistration-level-2-2#0 (0.00 -> 1.00)
     #  and -2-1#0 (0.33 -> 0.78): under OG the agent books the appointment the user names
@@ -1271,7 +1272,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  lost (QueryBalance-QueryStock-OpenBankAccount-GetUserToken-level-2-1#4, QueryStock called for
     #  QueryBalance). Why, from the traces: the one majority flip, QueryHistoryToday-Calculator-level-2-3#0
     #  (1.00 -> 0.33), is the agent sending date="1903" (the user's last line) or calling Dictionary with
-    #  "April 21st", under all three doc sets; the gain the runs share, QueryBalance-QueryStock-
+    #  "April 21st" in 6 of the 9 DC episodes (runs 0/3, 1/3, 2/3 solved); the gain the runs share, QueryBalance-QueryStock-
     #  OpenBankAccount-GetUserToken-level-2-2#6 (0.00 -> 0.33), is OpenBankAccount given the username as
     #  account where OG gives the user's name. 3 tasks never solved: DocumentQA-level-1-1#4 and -1-4#4 (the
     #  agent asks the earlier turn's question of the document, or calls nothing) and QueryStock-
