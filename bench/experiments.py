@@ -1292,6 +1292,36 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             FININFO_MISUSE + f" --doc-mode text --model {Q15}",
         ],
     ),
+    # GEPA beside DocsChisel 21 under g10, on the native health agents (the peers table's DC-vs-GEPA rests
+    # on 27 units: DocsChisel 20 against compare-api-bank-4's GEPA runs, both under g9). Each command is the agents table's health command
+    # with GEPA added: its OG and DC runs are the same runs (content-hashed), so only GEPA's runs and its
+    # evaluation are new. GEPA run s gets the target-agent episodes DC run s spent
+    # (core.study.gepa_budget): 654, 495 and 531 for the 0.5B native agent (decd623ab293bb80's runs),
+    # with Qwen 1.5B reflecting (the default optimizer model; DC's evidence engine calls no model). Plan:
+    # 0.5B native, 1,680 budget episodes at ~3.5 s on two actors (~50 min) + ~25 reflection calls per run
+    # at ~57 s (~70 min) + 81 test and 36 guard episodes: ~2.5 h; 1.5B native (after compare-api-bank-21's command 4, whose DC runs it
+    # reuses), measured pace under DocsChisel 17: ~1.5 h per GEPA run, ~4.5 h + ~20 min evaluation.
+    # ~3,600 episodes, ~7.5 h over three sessions, resumable (stored episodes and reflection calls replay).
+    "compare-api-bank-21-gepa": (
+        3600,
+        7.5,
+        [
+            _compare(
+                "health",
+                "og,dc,gepa",
+                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
+                3,
+                grouping="gold",
+            ),
+            _compare(
+                "health",
+                "og,dc,gepa",
+                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
+                3,
+                grouping="gold",
+            ),
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1535,6 +1565,7 @@ WAREHOUSE = {
     "compare-api-bank-19": "data/compare-api-bank.duckdb",
     "compare-api-bank-20": "data/compare-api-bank.duckdb",
     "compare-api-bank-21": "data/compare-api-bank.duckdb",
+    "compare-api-bank-21-gepa": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
