@@ -116,6 +116,15 @@ AGENTS_TABLE = [
     FININFO_MISUSE,
 ]
 
+
+def _with_gepa(command: str) -> str:
+    """An OG-and-DC comparison command with GEPA added: the same OG and DC runs (content-hashed, so
+    reused), GEPA's runs and evaluation new."""
+    if " --methods og,dc " not in command:
+        raise ValueError(f"not an OG-and-DC comparison: {command}")
+    return command.replace(" --methods og,dc ", " --methods og,dc,gepa ", 1)
+
+
 PLAN: dict[str, tuple[int, float, list[str]]] = {
     # speed and memory of every installed local model on a quiet machine (1 and 2 threads; ~35 min,
     # nothing else running), then API-Bank level-1 accuracy (195 samples each) beside other work: measured
@@ -813,22 +822,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-health-1.5b": (
         4300,
         8.0,
-        [
-            _compare(
-                "health",
-                "og,dc",
-                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
-                3,
-                grouping="gold",
-            ),
-            _compare(
-                "health",
-                "og,dc,gepa",
-                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
-                3,
-                grouping="gold",
-            ),
-        ],
+        [AGENTS_TABLE[3], _with_gepa(AGENTS_TABLE[3])],
     ),
     # health-1.5b-17: the first command of health-1.5b (OG, DC) again under DocsChisel 17. Why: in
     #     health-1.5b, runs 0 and 1 spent QueryHealthData's first plan on a "Refine IPD" that restated the
@@ -1305,22 +1299,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     "compare-api-bank-21-gepa": (
         3600,
         7.5,
-        [
-            _compare(
-                "health",
-                "og,dc,gepa",
-                "--optimizer-model evidence --max-traces 3 --misuse-tasks 4",
-                3,
-                grouping="gold",
-            ),
-            _compare(
-                "health",
-                "og,dc,gepa",
-                f"--optimizer-model evidence --max-traces 3 --misuse-tasks 4 --model {Q15}",
-                3,
-                grouping="gold",
-            ),
-        ],
+        [_with_gepa(AGENTS_TABLE[2]), _with_gepa(AGENTS_TABLE[3])],
     ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar

@@ -50,3 +50,13 @@ def test_every_command_names_the_warehouse_it_archives(step: str) -> None:
     for argv in EXPERIMENTS["commands"](step):
         wh = EXPERIMENTS["warehouse_of"](argv)
         assert wh and wh.startswith("data/") and wh.endswith(".duckdb"), argv
+
+
+def test_a_gepa_command_is_its_og_and_dc_command_with_gepa_added() -> None:
+    """GEPA beside an agents-table comparison must reuse that comparison's OG and DC runs: the same
+    settings, one method more; a command without OG and DC alone is refused rather than rewritten."""
+    with_gepa, table = EXPERIMENTS["_with_gepa"], EXPERIMENTS["AGENTS_TABLE"]
+    command = with_gepa(table[2])
+    assert command.split() == [w if w != "og,dc" else "og,dc,gepa" for w in table[2].split()]
+    with pytest.raises(ValueError, match="not an OG-and-DC comparison"):
+        with_gepa(command)
