@@ -1264,7 +1264,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  test tasks. TS OG 41.7, DC 40.3 (runs 39.6, 41.7, 39.6): -1.4 pp [-12.5, +8.3], McNemar 0/1, p 1.0,
     #  MDE 15.5: flat, and too few tasks to see less than 15 pp; TC 56.2 -> 48.6, as the first call named
     #  the gold tool in 68.8 % of OG's episodes and 59.0 % of DC's (OpenBankAccount 6.2 -> 10.4 %,
-    #  Dictionary 2.1 -> 6.2 %, no call 8.3 -> 9.7 %). Guard +0.9 pp, one task
+    #  Dictionary 2.1 -> 6.2 %, no call 8.3 -> 9.7 %): every misplaced OpenBankAccount call is on a
+    #  QueryBalance task whose dialogue opened an account earlier, and DC's OpenBankAccount guidance
+    #  quotes a request that gives a username and password, as those dialogues do. Guard +0.9 pp, one task
     #  lost (QueryBalance-QueryStock-OpenBankAccount-GetUserToken-level-2-1#4, QueryStock called for
     #  QueryBalance). Why, from the traces: the one majority flip, QueryHistoryToday-Calculator-level-2-3#0
     #  (1.00 -> 0.33), is the agent sending date="1903" (the user's last line) or calling Dictionary with
