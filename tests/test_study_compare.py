@@ -705,6 +705,7 @@ def test_cli_compare_and_show(tmp_path) -> None:
     shown = runner.invoke(cli, ["compare", "show", "--warehouse", wh], catch_exceptions=False)
     assert shown.exit_code == 0, shown.output
     assert compare_id in shown.output and "OG (original)" in shown.output
+    assert "majority outcome" in shown.output  # the tasks behind the numbers (flips), not only the numbers
     bad = runner.invoke(cli, [*args[:4], "og,nope", *args[5:]])
     assert bad.exit_code == 2 and "--methods" in bad.output
     bad = runner.invoke(cli, [*args[:6], "0", *args[7:]])

@@ -502,4 +502,5 @@ def text(c: StoredComparison) -> str:
     for extra in (optimizer_frame(c), curve_frame(c)):
         if not extra.empty:
             blocks.append(extra.round(1).to_string(index=False))
+    blocks += why_parts(c)  # the tasks behind the numbers: what an analyst opens next
     return "\n\n".join(blocks)
