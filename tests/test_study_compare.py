@@ -706,6 +706,19 @@ def test_cli_compare_and_show(tmp_path) -> None:
     assert shown.exit_code == 0, shown.output
     assert compare_id in shown.output and "OG (original)" in shown.output
     assert "majority outcome" in shown.output  # the tasks behind the numbers (flips), not only the numbers
+    from core.study.compare_report import stored_comparisons
+    from core.warehouse import Warehouse
+
+    task = stored_comparisons(Warehouse(wh), compare_id)[0].task_ids[0]
+    episodes = runner.invoke(cli, ["compare", "show", "--task", task[:-1], "--warehouse", wh])
+    assert episodes.exit_code == 0, episodes.output
+    lines = [ln for ln in episodes.output.splitlines() if " · eval run " in ln]
+    assert len(lines) == 3 * 2 and lines[0].startswith(
+        "OG (original) · opt run 0 · eval run 0"
+    )  # 3 methods x 2 runs
+    assert all(": solved - " in ln or ": failed - " in ln for ln in lines)
+    nope = runner.invoke(cli, ["compare", "show", "--task", "no-such-task", "--warehouse", wh])
+    assert nope.exit_code == 2 and "no test task of comparison" in nope.output
     bad = runner.invoke(cli, [*args[:4], "og,nope", *args[5:]])
     assert bad.exit_code == 2 and "--methods" in bad.output
     bad = runner.invoke(cli, [*args[:6], "0", *args[7:]])

@@ -231,16 +231,46 @@ def command(ctx: click.Context, **opts) -> None:
 @command.command("show")
 @click.option("--id", "compare_id", default=None, help="A comparison id (default: the latest).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table")
+@click.option(
+    "--task",
+    default=None,
+    help="A test task id (or the start of one): print its request and every episode of it under each "
+    "method's doc sets - the calls behind a flip - instead of the tables.",
+)
 @warehouse_option
-def show_cmd(compare_id: str | None, fmt: str, warehouse: str | None) -> None:
+def show_cmd(compare_id: str | None, fmt: str, task: str | None, warehouse: str | None) -> None:
     """Print the stored latest comparison (or the one given by --id)."""
     from core.study.compare_report import markdown, stored_comparisons, text
 
-    found = stored_comparisons(open_warehouse(warehouse, llm=False), compare_id)
+    wh = open_warehouse(warehouse, llm=False)
+    found = stored_comparisons(wh, compare_id)
     if not found:
         raise click.ClickException(
             "no comparison in this warehouse"
             + (f" with id {compare_id}" if compare_id else "")
             + "; run `docschisel compare --benchmark ...` first"
         )
+    if task is not None:
+        click.echo(_task_text(wh, found[0], task))
+        return
     click.echo(markdown(found[0]) if fmt == "markdown" else text(found[0]))
+
+
+def _task_text(wh, c, task: str) -> str:
+    """The episodes of the one test task `task` names, or a usage error naming the candidates."""
+    from core.study.compare_traces import episodes_text, matching_tasks, task_episodes
+
+    names = matching_tasks(c, task)
+    if len(names) != 1:
+        shown = ", ".join((names or c.task_ids)[:8]) + (" ..." if len(names or c.task_ids) > 8 else "")
+        what = f"{len(names)} test tasks of" if names else "no test task of"
+        raise click.UsageError(f"--task {task!r} names {what} comparison {c.compare_id}: {shown}")
+    query = wh.query(  # tasks are stored under the benchmark's name without its view ("api-bank/domain")
+        "SELECT query FROM tasks WHERE task_id = ? AND benchmark IN (?, ?) LIMIT 1",
+        [names[0], c.benchmark, c.benchmark.split("/")[0]],
+    )
+    frame = task_episodes(wh, c, names[0])
+    if frame.empty:
+        return f"{names[0]}: no stored episode in comparison {c.compare_id}'s evaluation runs"
+    request = str(query["query"].iloc[0]) if not query.empty else None
+    return f"{names[0]} (comparison {c.compare_id})\n" + episodes_text(frame, request)

@@ -1,0 +1,93 @@
+"""The episodes behind a comparison's numbers: one test task's calls under each method's doc sets.
+
+Why: a flip ("CancelRegistration-level-1-3#0: 0.00 -> 1.00") says which task moved, not why; the
+calls say it (under the original docs the agent booked the appointment the user named, under
+DocsChisel's it cancelled it). This reads the stored snapshot's own evaluation runs (its methods'
+points), so it shows the episodes behind those numbers and not those of another DocsChisel revision
+stored under the same comparison id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from core.study.compare_report import StoredComparison
+from core.warehouse.reads import tool_calls
+
+
+def matching_tasks(c: StoredComparison, task: str) -> list[str]:
+    """The comparison's test tasks named by `task`: itself when it is one, else those it begins."""
+    if task in c.task_ids:
+        return [task]
+    return sorted(t for t in c.task_ids if t.startswith(task))
+
+
+def _points(c: StoredComparison) -> list[dict[str, Any]]:
+    out = []
+    for row in c.methods.itertuples(index=False):
+        points = json.loads(row.points) if isinstance(row.points, str) else (row.points or [])
+        out += [{**p, "label": row.label} for p in points if p.get("run_id")]
+    return out
+
+
+def task_episodes(warehouse, c: StoredComparison, task_id: str) -> pd.DataFrame:
+    """Every episode of one test task in the snapshot's evaluation runs, in method order.
+
+    Columns: method (its label), opt_run, eval_run, docset_id, success, calls (a list of
+    {tool, args, error}) and final_answer. Calls come from the episode's stored summary, or from its
+    trace where an older episode has none.
+    """
+    points = {p["run_id"]: p for p in _points(c)}
+    if not points:
+        return pd.DataFrame()
+    found = warehouse.query(
+        """SELECT re.run_id, e.episode_id, e.success, e.calls, e.final_answer
+           FROM run_episodes re JOIN episodes e USING (episode_id)
+           WHERE re.run_id IN (SELECT unnest(?::VARCHAR[])) AND e.task_id = ?""",
+        [sorted(points), task_id],
+    )
+    missing = [r.episode_id for r in found.itertuples() if not r.calls]
+    traced = tool_calls(warehouse, missing) if missing else {}
+    rows = []
+    for r in found.itertuples(index=False):
+        p = points[r.run_id]
+        calls = json.loads(r.calls) if isinstance(r.calls, str) and r.calls else traced.get(r.episode_id, [])
+        rows.append(
+            {
+                "method": p["label"],
+                "opt_run": p.get("opt_run"),
+                "eval_run": p.get("eval_run"),
+                "docset_id": p.get("docset_id"),
+                "success": bool(r.success),
+                "calls": calls,
+                "final_answer": r.final_answer or "",
+            }
+        )
+    order = {label: i for i, label in enumerate(dict.fromkeys(p["label"] for p in points.values()))}
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame["_m"] = frame["method"].map(order)
+    return frame.sort_values(["_m", "opt_run", "eval_run"]).drop(columns="_m").reset_index(drop=True)
+
+
+def call_text(call: dict[str, Any], limit: int = 160) -> str:
+    """`Tool(arg="value", ...)`, with the tool's error after it when it raised one."""
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.get("args") or {}).items())
+    text = f"{call.get('tool')}({args})"
+    if call.get("error"):
+        text += f" -> error: {str(call['error'])[:limit]}"
+    return text
+
+
+def episodes_text(frame: pd.DataFrame, query: str | None = None) -> str:
+    """One line per episode: method, runs, doc set, outcome, its calls (or its answer when it called none)."""
+    lines = [f"request:\n{query.strip()}\n"] if query else []
+    for r in frame.itertuples(index=False):
+        head = f"{r.method} · opt run {r.opt_run} · eval run {r.eval_run} · doc set {str(r.docset_id)[:8]}"
+        did = "; ".join(call_text(c) for c in r.calls) or f"no call; answered {r.final_answer[:120]!r}"
+        lines.append(f"{head}: {'solved' if r.success else 'failed'} - {did}")
+    return "\n".join(lines)
