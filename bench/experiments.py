@@ -1277,6 +1277,28 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  OpenBankAccount-QueryBalance-GetUserToken-level-2-1#5 (after GetUserToken the agent repeats the
     #  dialogue's OpenBankAccount or QueryStock instead of QueryBalance(token)): the 0.5B text agent acts
     #  on an earlier turn of the dialogue, which no field of the tool it should call reaches.
+    #  Measured, command 3 (ed5f12ff6505d4c3, 0.5B text health, 21 + g10; optimization runs of 36.6, 35.5
+    #  and 32.3 min, 420 evaluation episodes): 4 tools in the band (CancelRegistration,
+    #  ModifyRegistration, RecordHealthData, SymptomSearch; AppointmentRegistration, EmergencyKnowledge,
+    #  QueryHealthData and QueryRegistration below it), 23 test tasks. TS OG 23.2, DC 35.3 (runs 33.3,
+    #  36.2, 36.2): +12.1 pp [-1.9, +26.6], McNemar 7/2, p 0.18, MDE 20.9; +52.1 % relative, Mann-Whitney
+    #  p 0.013. Guard -9.3 pp [-19.4, 0.0]: ModifyRegistration-EmergencyKnowledge-level-2-1#4 lost
+    #  (SymptomSearch called for EmergencyKnowledge). Why, from the traces: the gains are arguments, not
+    #  routing. CancelRegistration-level-1-3#0 (0.00 -> 0.78): OG passes doctor_name, date and patient_name
+    #  beside appointment_id ("invalid parameter name"), DC's calls pass appointment_id alone in 7 of 9;
+    #  RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-2#0 (0.00 -> 0.56): OG writes
+    #  "2023-04-03T10:00:00" or start_time/end_time, DC "2023-04-03 10:00:00"; SymptomSearch-
+    #  AppointmentRegistration-level-2-1#0 (0.00 -> 0.67): OG answers in prose, DC calls SymptomSearch in 2
+    #  of 3 under every doc set. Routing got worse: on CancelRegistration tasks the agent called it in
+    #  61.9 % of OG's episodes and 42.9 % of DC's, SymptomSearch drawing 20.6 % of DC's (OG none) - 9 and
+    #  6 misplaced SymptomSearch calls of 69 under the two doc sets whose SymptomSearch description says
+    #  "Call it whenever the user's request needs this; do not answer in prose instead", 4 under the one
+    #  that does not (DocsChisel 22 drops that sentence). Lost: EmergencyKnowledge-ModifyRegistration-
+    #  RecordHealthData-level-2-3#4 (1.00 -> 0.33), where the agent passes start_time and end_time
+    #  (QueryHealthData's parameters) to RecordHealthData, whose constraints quote the error
+    #  "invalid parameter name. parameter: start_time" without saying what to leave out (22 says it).
+    #  9 tasks never solved; RecordHealthData is the 0.5B text agent's attractor there: it is called for
+    #  ModifyRegistration in half the episodes under both (OG 9 of 18, DC 27 of 54), and no doc set moved it.
     "compare-api-bank-21": (
         6700,
         13.0,
