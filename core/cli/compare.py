@@ -251,26 +251,11 @@ def show_cmd(compare_id: str | None, fmt: str, task: str | None, warehouse: str 
             + "; run `docschisel compare --benchmark ...` first"
         )
     if task is not None:
-        click.echo(_task_text(wh, found[0], task))
+        from core.study.compare_traces import task_text
+
+        try:
+            click.echo(task_text(wh, found[0], task))
+        except ValueError as exc:
+            raise click.UsageError(f"--task {exc}") from exc
         return
     click.echo(markdown(found[0]) if fmt == "markdown" else text(found[0]))
-
-
-def _task_text(wh, c, task: str) -> str:
-    """The episodes of the one test task `task` names, or a usage error naming the candidates."""
-    from core.study.compare_traces import episodes_text, matching_tasks, task_episodes
-
-    names = matching_tasks(c, task)
-    if len(names) != 1:
-        shown = ", ".join((names or c.task_ids)[:8]) + (" ..." if len(names or c.task_ids) > 8 else "")
-        what = f"{len(names)} test tasks of" if names else "no test task of"
-        raise click.UsageError(f"--task {task!r} names {what} comparison {c.compare_id}: {shown}")
-    query = wh.query(  # tasks are stored under the benchmark's name without its view ("api-bank/domain")
-        "SELECT query FROM tasks WHERE task_id = ? AND benchmark IN (?, ?) LIMIT 1",
-        [names[0], c.benchmark, c.benchmark.split("/")[0]],
-    )
-    frame = task_episodes(wh, c, names[0])
-    if frame.empty:
-        return f"{names[0]}: no stored episode in comparison {c.compare_id}'s evaluation runs"
-    request = str(query["query"].iloc[0]) if not query.empty else None
-    return f"{names[0]} (comparison {c.compare_id})\n" + episodes_text(frame, request)

@@ -91,3 +91,27 @@ def episodes_text(frame: pd.DataFrame, query: str | None = None) -> str:
         did = "; ".join(call_text(c) for c in r.calls) or f"no call; answered {r.final_answer[:120]!r}"
         lines.append(f"{head}: {'solved' if r.success else 'failed'} - {did}")
     return "\n".join(lines)
+
+
+def task_text(warehouse, c: StoredComparison, task: str) -> str:
+    """The request and episodes of the one test task that `task` names (an id or the start of one).
+
+    Raises ValueError naming the candidates when `task` names none or several of the test tasks.
+    """
+    names = matching_tasks(c, task)
+    if len(names) != 1:
+        pool = names or c.task_ids
+        shown = ", ".join(pool[:8]) + (" ..." if len(pool) > 8 else "")
+        what = f"{len(names)} test tasks of" if names else "no test task of"
+        raise ValueError(f"{task!r} names {what} comparison {c.compare_id}: {shown}")
+    frame = task_episodes(warehouse, c, names[0])
+    if frame.empty:
+        return f"{names[0]}: no stored episode in comparison {c.compare_id}'s evaluation runs"
+    query = (
+        warehouse.query(  # tasks are stored under the benchmark's name without its view ("api-bank/domain")
+            "SELECT query FROM tasks WHERE task_id = ? AND benchmark IN (?, ?) LIMIT 1",
+            [names[0], c.benchmark, c.benchmark.split("/")[0]],
+        )
+    )
+    request = str(query["query"].iloc[0]) if not query.empty else None
+    return f"{names[0]} (comparison {c.compare_id})\n" + episodes_text(frame, request)
