@@ -717,6 +717,15 @@ def test_cli_compare_and_show(tmp_path) -> None:
         "OG (original) · opt run 0 · eval run 0"
     )  # 3 methods x 2 runs
     assert all(": solved - " in ln or ": failed - " in ln for ln in lines)
+    with Warehouse(wh).transaction() as con:  # as an episode restored from the results archive: no trace
+        con.execute("UPDATE episodes SET calls = NULL WHERE task_id = ?", [task])
+        con.execute(
+            "DELETE FROM events WHERE episode_id IN (SELECT episode_id FROM episodes WHERE task_id = ?)",
+            [task],
+        )
+    restored = runner.invoke(cli, ["compare", "show", "--task", task, "--warehouse", wh])
+    lines = [ln for ln in restored.output.splitlines() if " · eval run " in ln]
+    assert len(lines) == 6 and all(ln.endswith("calls not stored (outcome only)") for ln in lines)
     nope = runner.invoke(cli, ["compare", "show", "--task", "no-such-task", "--warehouse", wh])
     assert nope.exit_code == 2 and "no test task of comparison" in nope.output
     bad = runner.invoke(cli, [*args[:4], "og,nope", *args[5:]])

@@ -36,9 +36,10 @@ def _points(c: StoredComparison) -> list[dict[str, Any]]:
 def task_episodes(warehouse, c: StoredComparison, task_id: str) -> pd.DataFrame:
     """Every episode of one test task in the snapshot's evaluation runs, in method order.
 
-    Columns: method (its label), opt_run, eval_run, docset_id, success, calls (a list of
+    Columns: method (its label), opt_run, eval_run, docset_id, success, traced, calls (a list of
     {tool, args, error}) and final_answer. Calls come from the episode's stored summary, or from its
-    trace where an older episode has none.
+    trace where an older episode has none; `traced` is False for an episode stored without either
+    (restored from the results archive), whose calls are not known rather than none.
     """
     points = {p["run_id"]: p for p in _points(c)}
     if not points:
@@ -51,6 +52,15 @@ def task_episodes(warehouse, c: StoredComparison, task_id: str) -> pd.DataFrame:
     )
     missing = [r.episode_id for r in found.itertuples() if not r.calls]
     traced = tool_calls(warehouse, missing) if missing else {}
+    # an episode restored from the results archive keeps its outcome, not its trace: no summary, no events
+    untraced = set(missing) - set(
+        warehouse.query(
+            "SELECT DISTINCT episode_id FROM events WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
+            [missing],
+        )["episode_id"]
+        if missing
+        else []
+    )
     rows = []
     for r in found.itertuples(index=False):
         p = points[r.run_id]
@@ -62,6 +72,7 @@ def task_episodes(warehouse, c: StoredComparison, task_id: str) -> pd.DataFrame:
                 "eval_run": p.get("eval_run"),
                 "docset_id": p.get("docset_id"),
                 "success": bool(r.success),
+                "traced": r.episode_id not in untraced,
                 "calls": calls,
                 "final_answer": r.final_answer or "",
             }
@@ -88,7 +99,9 @@ def episodes_text(frame: pd.DataFrame, query: str | None = None) -> str:
     lines = [f"request:\n{query.strip()}\n"] if query else []
     for r in frame.itertuples(index=False):
         head = f"{r.method} · opt run {r.opt_run} · eval run {r.eval_run} · doc set {str(r.docset_id)[:8]}"
-        did = "; ".join(call_text(c) for c in r.calls) or f"no call; answered {r.final_answer[:120]!r}"
+        did = "; ".join(call_text(c) for c in r.calls) or (
+            f"no call; answered {r.final_answer[:120]!r}" if r.traced else "calls not stored (outcome only)"
+        )
         lines.append(f"{head}: {'solved' if r.success else 'failed'} - {did}")
     return "\n".join(lines)
 
