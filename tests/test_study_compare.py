@@ -706,6 +706,7 @@ def test_cli_compare_and_show(tmp_path) -> None:
     assert shown.exit_code == 0, shown.output
     assert compare_id in shown.output and "OG (original)" in shown.output
     assert "majority outcome" in shown.output  # the tasks behind the numbers (flips), not only the numbers
+    assert "Failure reasons per method" in shown.output
     from core.study.compare_report import stored_comparisons
     from core.warehouse import Warehouse
 
@@ -858,6 +859,47 @@ def test_flips_and_never_solved_tasks_explain_a_comparison() -> None:
     )
     stuck = never_solved(per_task, failures)
     assert stuck["tasks"] == ["c"] and stuck["reasons"] == {"HAS_EXCEPTION": 8, "NO_API_CALL": 1}
+
+
+def test_failure_reasons_say_which_failures_a_method_traded_for_which() -> None:
+    """Shares of each method's episodes per failure reason, from the stored counts, most frequent first."""
+    from core.study.compare_report import StoredComparison, failure_frame
+    from core.study.compare_rows import Point, failure_reasons
+
+    def point(method: str, run: int) -> Point:
+        return Point(method, 0, run, 0.5, 0.5, 10, f"{method}{run}", f"ds-{method}")
+
+    points = {"og": [point("og", 0), point("og", 1)], "dc": [point("dc", 0), point("dc", 1)]}
+    failures = {
+        "og": {"a": {"INVALID_INPUT_PARAMETER": 6}, "b": {"API Name Mismatch: X vs Y": 2, "NO_API_CALL": 1}},
+        "dc": {"a": {"API Name Mismatch: X vs Y": 3}, "b": {"API Name Mismatch: X vs Y": 2}},
+    }
+    stored = failure_reasons(points, failures)
+    assert stored["og"] == {
+        "episodes": 20,
+        "reasons": {"INVALID_INPUT_PARAMETER": 6, "API Name Mismatch: X vs Y": 2, "NO_API_CALL": 1},
+    }
+    assert stored["dc"] == {"episodes": 20, "reasons": {"API Name Mismatch: X vs Y": 5}}
+    c = StoredComparison(
+        "c",
+        "r",
+        "api-bank",
+        {},
+        ["a", "b"],
+        None,
+        detail={"failure_reasons": stored},
+        methods=pd.DataFrame({"method": ["og", "dc"], "label": ["OG (original)", "DC (evidence)"]}),
+    )
+    frame = failure_frame(c)
+    assert list(frame.columns) == ["failure reason", "OG (original)", "DC (evidence)"]
+    assert frame.to_dict("records") == [
+        {"failure reason": "INVALID_INPUT_PARAMETER", "OG (original)": 30.0, "DC (evidence)": 0.0},
+        {"failure reason": "API Name Mismatch: X vs Y", "OG (original)": 10.0, "DC (evidence)": 25.0},
+        {"failure reason": "NO_API_CALL", "OG (original)": 5.0, "DC (evidence)": 0.0},
+    ]
+    assert failure_frame(
+        StoredComparison("c", "r", "api-bank", {}, [], None)
+    ).empty  # stored before it existed
 
 
 def test_attribution_of_a_comparison_reuses_its_base_and_target_episodes(compared) -> None:

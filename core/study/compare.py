@@ -53,6 +53,7 @@ from core.study.budget import budget_docsets
 from core.study.compare_rows import (
     Point,
     curve_row,
+    failure_reasons,
     flip_rows,
     guard_summary,
     method_rows,
@@ -530,6 +531,7 @@ class Harness:
                 "per_task": per_task,
                 "flips": flips,
                 "never_solved": never_solved(per_task, failures),
+                "failure_reasons": failure_reasons(points, failures),
                 "guard": guard_summary(
                     guard_points,
                     {m: reads.task_failures(wh, [p.run_id for p in pts]) for m, pts in guard_points.items()},

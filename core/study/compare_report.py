@@ -365,18 +365,24 @@ def curve_frame(c: StoredComparison) -> pd.DataFrame:
     return out
 
 
+def captioned(intro: str, frame: pd.DataFrame, floatfmt: str) -> str | None:
+    """`intro` over `frame` as a markdown table, or None when there is nothing to show."""
+    return None if frame.empty else f"{intro}\n\n{table(frame, floatfmt=floatfmt)}"
+
+
 def markdown(c: StoredComparison) -> str:
     parts = [
         f"**{title(c)}**",
         "TS and TC per method over its evaluation points:\n\n" + table(summary_frame(c)),
     ]
-    sig = significance_frame(c)
-    if not sig.empty:
-        parts.append(
-            "DocsChisel against each method: relative improvement of the means (the paper's %), two-sided "
-            "Mann–Whitney U of the point distributions, p-values Holm-corrected within each metric:\n\n"
-            + table(sig, floatfmt=".2f")
-        )
+    sig = captioned(
+        "DocsChisel against each method: relative improvement of the means (the paper's %), two-sided "
+        "Mann–Whitney U of the point distributions, p-values Holm-corrected within each metric:",
+        significance_frame(c),
+        ".2f",
+    )
+    if sig:
+        parts.append(sig)
     guard = guard_part(c)
     if guard:
         parts.append(guard)
@@ -463,6 +469,27 @@ def flips_frame(c: StoredComparison, method: str) -> pd.DataFrame:
     return pd.DataFrame((c.detail or {}).get("flips", {}).get(method, []))
 
 
+def failure_frame(c: StoredComparison, top: int = 8) -> pd.DataFrame:
+    """The most frequent failure reasons, each as a share of every method's evaluation episodes (%)."""
+    stored = (c.detail or {}).get("failure_reasons") or {}
+    labels = dict(zip(c.methods.get("method", []), c.methods.get("label", []), strict=False))
+    methods = sorted(stored, key=lambda m: (METHOD_ORDER.get(m, len(METHOD_ORDER)), m))
+    share = {
+        m: {why: 100.0 * n / stored[m]["episodes"] for why, n in stored[m]["reasons"].items()}
+        for m in methods
+        if stored[m].get("episodes")
+    }
+    reasons = sorted(
+        {why for s in share.values() for why in s},
+        key=lambda w: (-max(s.get(w, 0.0) for s in share.values()), w),  # ties by name: a stable document
+    )
+    rows = [
+        {"failure reason": why, **{labels.get(m, m): share[m].get(why, 0.0) for m in share}}
+        for why in reasons[:top]
+    ]
+    return pd.DataFrame(rows)
+
+
 def why_parts(c: StoredComparison) -> list[str]:
     """Where the numbers come from: the tasks that flipped, and the tasks no method ever solved."""
     detail = c.detail or {}
@@ -479,6 +506,14 @@ def why_parts(c: StoredComparison) -> list[str]:
             f"{len(rows) - solved} lost; per-task success over the runs, and each side's most frequent failure "
             "reason):\n\n" + table(pd.DataFrame(rows), floatfmt=".2f")
         )
+    traded = captioned(
+        "Failure reasons per method, as a share of its evaluation episodes (%; the benchmark's reason for "
+        "each failed episode, the most frequent first): which failures a method's docs traded for which.",
+        failure_frame(c),
+        ".1f",
+    )
+    if traded:
+        parts.append(traded)
     stuck = detail.get("never_solved") or {}
     if stuck.get("tasks"):
         reasons = "; ".join(f"{why} ({n}×)" for why, n in stuck.get("reasons", {}).items())

@@ -302,6 +302,28 @@ def never_solved(
     return {"tasks": stuck, "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:8])}
 
 
+def failure_reasons(
+    points: Mapping[str, Sequence[Point]], failures: Mapping[str, Mapping[str, Mapping[str, int]]]
+) -> dict[str, dict[str, Any]]:
+    """Method -> its evaluation episodes and how many of them failed for each reason, over all test tasks.
+
+    The flips say which tasks moved; this says which failures moved. A method can trade one failure
+    for another at a similar TS: DocsChisel 21 on the 0.5B text agent fixed arguments (fewer
+    "invalid parameter name") while routing got worse (more "API Name Mismatch").
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for method, pts in points.items():
+        counts: dict[str, int] = {}
+        for by_reason in failures.get(method, {}).values():
+            for why, n in by_reason.items():
+                counts[why] = counts.get(why, 0) + n
+        out[method] = {
+            "episodes": sum(p.n for p in pts),
+            "reasons": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        }
+    return out
+
+
 def guard_summary(
     points: Mapping[str, Sequence[Point]],
     failures: Mapping[str, Mapping[str, Mapping[str, int]]],
