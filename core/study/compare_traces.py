@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from core.study.compare_report import StoredComparison
-from core.warehouse.reads import tool_calls
+from core.warehouse.reads import run_episodes
 
 
 def matching_tasks(c: StoredComparison, task: str) -> list[str]:
@@ -37,46 +37,39 @@ def task_episodes(warehouse, c: StoredComparison, task_id: str) -> pd.DataFrame:
     """Every episode of one test task in the snapshot's evaluation runs, in method order.
 
     Columns: method (its label), opt_run, eval_run, docset_id, success, traced, calls (a list of
-    {tool, args, error}) and final_answer. Calls come from the episode's stored summary, or from its
-    trace where an older episode has none; `traced` is False for an episode stored without either
-    (restored from the results archive), whose calls are not known rather than none.
+    {tool, args, output, error}, from its trace: `core.warehouse.reads.run_episodes`) and final_answer;
+    `traced` is False for an episode stored without its trace (restored from the results archive),
+    whose calls are not known rather than none.
     """
     points = {p["run_id"]: p for p in _points(c)}
     if not points:
         return pd.DataFrame()
-    found = warehouse.query(
-        """SELECT re.run_id, e.episode_id, e.success, e.calls, e.final_answer
-           FROM run_episodes re JOIN episodes e USING (episode_id)
-           WHERE re.run_id IN (SELECT unnest(?::VARCHAR[])) AND e.task_id = ?""",
-        [sorted(points), task_id],
-    )
-    missing = [r.episode_id for r in found.itertuples() if not r.calls]
-    traced = tool_calls(warehouse, missing) if missing else {}
-    # an episode restored from the results archive keeps its outcome, not its trace: no summary, no events
-    untraced = set(missing) - set(
+    rows = [
+        {
+            "method": p["label"],
+            "opt_run": p.get("opt_run"),
+            "eval_run": p.get("eval_run"),
+            "docset_id": p.get("docset_id"),
+            "success": bool(ep["success"]),
+            "episode_id": ep["episode_id"],
+            "calls": ep["steps"],
+            "final_answer": ep["final_answer"] or "",
+        }
+        for run_id, p in points.items()
+        for ep in run_episodes(warehouse, run_id, [task_id])
+    ]
+    # an episode restored from the results archive keeps its outcome, not its trace: it has no events
+    silent = [r["episode_id"] for r in rows if not r["calls"]]
+    traced = set(
         warehouse.query(
             "SELECT DISTINCT episode_id FROM events WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))",
-            [missing],
+            [silent],
         )["episode_id"]
-        if missing
+        if silent
         else []
     )
-    rows = []
-    for r in found.itertuples(index=False):
-        p = points[r.run_id]
-        calls = json.loads(r.calls) if isinstance(r.calls, str) and r.calls else traced.get(r.episode_id, [])
-        rows.append(
-            {
-                "method": p["label"],
-                "opt_run": p.get("opt_run"),
-                "eval_run": p.get("eval_run"),
-                "docset_id": p.get("docset_id"),
-                "success": bool(r.success),
-                "traced": r.episode_id not in untraced,
-                "calls": calls,
-                "final_answer": r.final_answer or "",
-            }
-        )
+    for r in rows:
+        r["traced"] = bool(r.pop("episode_id") in traced or r["calls"])
     order = {label: i for i, label in enumerate(dict.fromkeys(p["label"] for p in points.values()))}
     frame = pd.DataFrame(rows)
     if frame.empty:
