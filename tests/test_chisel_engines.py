@@ -713,6 +713,82 @@ def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse
     assert "Prefer this tool over shop.quote" in Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")
 
 
+def test_a_request_another_tools_dialogue_also_holds_is_not_quoted(warehouse) -> None:
+    """A dialogue that asked to order and then asks a price holds the order turn too: quoted as what
+    shop.order is for, it would draw that dialogue's price question to shop.order."""
+    from dataclasses import replace
+
+    from core.benchmarks.base import Call, Task
+    from core.chisel.access import GroundTruth
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.engines.values import request_line
+    from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, Param
+    from tests.test_chisel_toy import ShopBench
+
+    base = _shop_ctx(warehouse)
+    quote = base.docset["shop.quote"]
+    quote = quote.model_copy(update={"parameters": (*quote.parameters, Param(name="qty", description="n"))})
+    ctx = replace(base, docset=DocSet([*(d for t, d in base.docset.items() if t != "shop.quote"), quote]))
+    failed = ctx.opt_task_ids[:3]
+    first, second = (request_line(ctx.gt.query(t), limit=90) for t in failed[:2])
+    confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
+    ug = Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
+    assert f'"{first}"' in ug and f'"{second}"' in ug
+
+    # a price dialogue of the optimization split whose first turn is the first failed request
+    later = Task(
+        "quote-later",
+        "shop",
+        f"User: {ctx.gt.query(failed[0])}\nAI: Ordered.\nUser: And how much is item9 now?",
+        (Call("shop.quote", {"item": "item9"}),),
+        ("shop.quote",),
+    )
+    split = replace(ctx.gt.split, parts={**ctx.gt.split.parts, later.task_id: "opt"})
+    tasks = [*ShopBench(n=24, quote_tasks=0).tasks(), later]
+    ctx = replace(ctx, gt=GroundTruth(warehouse, "probe", split, tasks))
+    ug = Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
+    assert f'"{first}"' not in ug and f'"{second}"' in ug
+    # a dialogue of shop.order's own that repeats the turn takes nothing away
+    own = replace(
+        later, task_id="order-later", gold=(Call("shop.order", {"item": "item9"}),), tools=("shop.order",)
+    )
+    split = replace(split, parts={**split.parts, own.task_id: "opt"})
+    ctx = replace(ctx, gt=GroundTruth(warehouse, "probe", split, [*tasks[:-1], own]))
+    assert f'"{first}"' in Synth(ctx, confused, DomainMemory("shop"), failed)("Add", "UG")
+
+
+def test_constraints_name_the_argument_names_the_tool_rejects(warehouse) -> None:
+    """An agent that passes the request's other values under names the tool lacks is told to leave those
+    names out; the error message that names them is not quoted instead."""
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.chisel.rules import rule
+
+    ctx = _shop_ctx(warehouse)
+    ctx.observations.errors += [
+        ("invalid parameter name. parameter: customer", {"item": "item1", "customer": "Ann"}),
+        ("item out of stock", {"item": "item3"}),
+    ]
+    guessed = [
+        Finding("unknown_argument", "passed unknown argument 'customer'", param="customer", pred="Ann"),
+        Finding("unknown_argument", "passed unknown argument 'when'", param="when", pred="today"),
+        Finding("unknown_argument", "passed unknown argument 'customer'", param="customer", pred="Bo"),
+    ]
+    ic = Synth(ctx, guessed, DomainMemory("shop"))("Add", "IC")
+    names = " and ".join([", ".join(ctx.param_names[:-1]), ctx.param_names[-1]])
+    assert (
+        f"Its only parameters are {names}; leave out customer and when, even when the request gives them"
+        in ic
+    )
+    assert "parameter: customer" not in ic and "'item out of stock'" in ic
+    # the planner may now fix a guessed name in the constraints
+    assert ("Add", "IC") in rule("unknown_argument").operations
+    assert "leave out" not in (Synth(ctx, [], DomainMemory("shop"))("Add", "IC") or "")
+
+
 def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(warehouse) -> None:
     """ "Refine IPT harmful against wrong_value on another tool" must not drop Refine IPT for a format failure."""
     from core.chisel.engines.evidence import EvidenceEngine
@@ -1099,9 +1175,13 @@ def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) 
     tasks = [t for t in ctx.opt_task_ids if t.startswith("order-")][:3]
     confused = [Finding("wrong_tool", "called quote", other_tool="shop.quote")]
     assert Synth(ctx, confused, DomainMemory("shop"), tasks)("Refine", "FD") is None
+    # nor does it say "call it whenever the user's request needs this": read for every request, it drew
+    # other tools' requests to the tool whose description said it
     missing = [*confused, Finding("missing_call", "no call")]
-    fd = Synth(ctx, missing, DomainMemory("shop"), tasks)("Refine", "FD")
-    assert fd.startswith("Order an item. Call it whenever") and "shop.quote" not in fd
+    assert Synth(ctx, missing, DomainMemory("shop"), tasks)("Refine", "FD") is None
+    misused = [*missing, Finding("misused", "called for quote", other_tool="shop.quote")]
+    fd = Synth(ctx, misused, DomainMemory("shop"), tasks)("Refine", "FD")
+    assert fd == "Order an item. It is not for what shop.quote does."
 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:

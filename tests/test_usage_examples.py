@@ -183,7 +183,8 @@ def test_recurring_user_data_is_shown_only_where_the_quoted_request_holds_it() -
     lines = usage_examples(doc, gold, queries.get, 3, "s")
     assert lines == ["QueryBalance(token=<token>)"]  # no user turn holds it, so no request is quoted
 
-    # a day the requests state in words, month first: its format, never a bare "12-10" to misread
+    # a day the requests state in words, month first: never a bare "12-10" to misread, but "04-21" beside
+    # "April 21st" shows the conversion
     days = {"a": ("December 10th", "12-10"), "b": ("December 10th", "12-10"), "c": ("April 21st", "04-21")}
     days |= {"d": ("April 21st", "04-21")}
     asks = {t: f"User: What happened on {words} in history?" for t, (words, _) in days.items()}
@@ -194,8 +195,8 @@ def test_recurring_user_data_is_shown_only_where_the_quoted_request_holds_it() -
         ToolDoc(tool="QueryHistoryToday", name="QueryHistoryToday"), gold, asks.get, 3, "s"
     )
     assert set(lines) == {
-        f'Request: "What happened on {words} in history?" -> QueryHistoryToday(date=<date: MM-DD>)'
-        for words in ("December 10th", "April 21st")
+        'Request: "What happened on December 10th in history?" -> QueryHistoryToday(date=<date: MM-DD>)',
+        'Request: "What happened on April 21st in history?" -> QueryHistoryToday(date="04-21")',
     }
     # an enumeration no request states stays an allowed value, shown as it is
     units = [(f"User: How did it go, {w}?", "day") for w in ("Ann", "Bo")] + [("User: And Cy?", "week")] * 2
@@ -281,3 +282,40 @@ def test_a_structure_is_shown_where_the_request_holds_every_value_inside_it() ->
     # a record id inside a structure is never shown, even when the request holds it
     ids = Call("CancelOrders", {"orders": [{"order_id": "W123", "reason": "late"}]})
     assert "W123" not in example_text("CancelOrders", ids, "Cancel W123, it is late.", {}, {})
+
+
+def test_a_date_the_request_states_in_words_is_shown_converted() -> None:
+    """Beside "from March 1st", the format alone left the agent writing "2023-03-01" where the tool takes
+    "2023-03-01 00:00:00": the example shows the converted value, wherever the request states it."""
+    call = Call("QueryHealthData", {"start_time": "2023-03-01 00:00:00", "end_time": "2023-03-31 23:59:59"})
+    fmt = {"start_time": "YYYY-MM-DD HH:MM:SS", "end_time": "YYYY-MM-DD HH:MM:SS"}
+    text = example_text(
+        "QueryHealthData", call, "My data from March 1st, 2023 to March 31st, please.", fmt, {}
+    )
+    assert text.endswith('QueryHealthData(start_time="2023-03-01 00:00:00", end_time="2023-03-31 23:59:59")')
+    # a call whose year the request contradicts (benchmark data has such) would teach a wrong conversion
+    wrong = example_text(
+        "QueryHealthData", call, "My data from March 1st, 2022 to March 31st, 2022.", fmt, {}
+    )
+    assert "2023" not in wrong
+    iso = example_text("QueryHealthData", call, "From 2023-03-01 to 2023-03-31.", fmt, {})
+    assert iso.endswith('(start_time="2023-03-01 00:00:00", end_time="2023-03-31 23:59:59")')
+    # a time of day is shown only where the request states it
+    at = Call("ModifyRegistration", {"new_appointment_date": "2023-10-12 14:30:00"})
+    fmt = {"new_appointment_date": "YYYY-MM-DD HH:MM:SS"}
+    for request in ("Move it to October 12th at 2:30 pm.", "Move it to October 12th, 14:30."):
+        assert example_text("M", at, request, fmt, {}).endswith(
+            'M(new_appointment_date="2023-10-12 14:30:00")'
+        )
+    for request in ("Move it to October 12th.", "Move it to October 12th at 2:30 am.", "On Oct 13th, 14:30."):
+        assert example_text("M", at, request, fmt, {}).endswith(
+            "M(new_appointment_date=<new_appointment_date: YYYY-MM-DD HH:MM:SS>)"
+        )
+    # a month-day only where its day cannot be read as a month
+    day = Call("QueryHistoryToday", {"date": "04-21"})
+    assert example_text("Q", day, "What happened on April 21st?", {}, {}) == (
+        'Request: "What happened on April 21st?" -> Q(date="04-21")'
+    )
+    assert example_text("Q", Call("Q", {"date": "12-10"}), "On December 10th?", {}, {}).endswith(
+        "Q(date=<date>)"
+    )

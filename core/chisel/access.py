@@ -48,6 +48,14 @@ class GroundTruth:
     def part(self, task_id: str) -> str | None:
         return self.split.parts.get(task_id)
 
+    def ids(self) -> list[str]:
+        """The tasks whose ground truth may be read (those of the permitted split parts), sorted.
+
+        Why: a synthesiser that quotes one tool's request checks it against the other tools'
+        permitted dialogues, which it can only find by listing them.
+        """
+        return sorted(t for t in self._tasks if self.part(t) in self.allowed)
+
     def _check(self, task_id: str, purpose: str) -> Task:
         part = self.part(task_id)
         if part not in self.allowed:

@@ -14,7 +14,7 @@ rule before the domain's planning memory has any statistics of its own.
 | misused | yes | UG, FD | Add UG, Refine FD |
 | missing_call | yes | FD, UG, UE, IC | Add UG, Refine FD, Add UE |
 | extra_call | yes | UG, IC | Add IC, Add UG |
-| unknown_argument | yes | IPN, IPD, UE | Refine IPN, Add UE, Refine IPD |
+| unknown_argument | yes | IPN, IPD, UE, IC | Refine IPN, Add IC, Add UE, Refine IPD |
 | missing_argument | yes | PRF, POF, IPD, UE | Add PRF, Add UE, Refine IPD |
 | wrong_format | yes | IPT, IPD, UE | Refine IPD, Add UE, Refine IPT |
 | wrong_value | yes | IPD, UE, CI | Add UE, Refine IPD, Remove CI |
@@ -101,8 +101,10 @@ RULES: dict[str, Rule] = {
         Rule(
             "unknown_argument",
             True,
-            ("IPN", "IPD", "UE"),
-            (("Refine", "IPN"), ("Add", "UE"), ("Refine", "IPD")),
+            ("IPN", "IPD", "UE", "IC"),
+            # IC says which names to leave out: an agent that passes a request's patient_name beside the
+            # appointment_id a cancellation takes has read the parameter list and still guessed
+            (("Refine", "IPN"), ("Add", "IC"), ("Add", "UE"), ("Refine", "IPD")),
             why="the agent guessed parameter names",
         ),
         Rule(

@@ -84,6 +84,54 @@ def stated_in(value: Any, query: str | None) -> bool:
     return bool(re.search(words, text) or re.search(rf"\b0?{month}/0?{day}\b", text))
 
 
+# a date, or a date and a time of day, as the tools take them (`2023-03-01`, `2023-03-01 10:00:00`)
+DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?")
+# the times a bare day stands for: its start and its end ("from March 1st to March 3rd")
+DAY_BOUNDS = ((0, 0, 0), (23, 59, 59))
+
+
+def time_stated(hour: int, minute: int, text: str) -> bool:
+    """Whether `text` states a time of day, on a 24-hour clock ("14:30", "9:30") or with am/pm
+    ("2:30 pm", "10am", "10 a.m.")."""
+    text = text.lower()
+    clock = rf"(?<![\d:])0?{hour}:{minute:02d}(?!\d)"
+    for m in re.finditer(clock, text):
+        after = text[m.end() : m.end() + 6]
+        # "10:00 pm" is 22:00, not 10:00; "10:00 am" and a bare "10:00" are 10:00
+        if not (hour < 12 and re.match(r"(?::\d{2})?\s*p\.?\s*m\b", after)):
+            return True
+    twelve = hour % 12 or 12
+    half = "a" if hour < 12 else "p"
+    minutes = rf"(?::{minute:02d})" if minute else r"(?::00)?"
+    return re.search(rf"(?<![\d:]){twelve}{minutes}\s*{half}\.?\s*m\b", text) is not None
+
+
+def converted_date(value: str, request: str) -> bool:
+    """Whether an example may show a date value that `request` states in another form.
+
+    "from March 1st, 2023" states `start_time="2023-03-01 00:00:00"`: shown beside the request, the
+    converted value teaches the conversion the tool needs, where the format alone left the 1.5B text
+    agent writing "2023-03-05" or "2023-03-05T00:00:00" for "from March 5th" in all 12 of its calls. The
+    date must be the request's (in words, as month/day or as an ISO date; a year the request states must
+    be the value's); a time of day must be one it states, or a bare day's start or end (00:00:00,
+    23:59:59). A month-day alone (`04-21`) is shown only where its day cannot be read as a month (`12-10`
+    reads either way round).
+    """
+    text = value.strip()
+    if m := re.fullmatch(r"(\d{2})-(\d{2})", text):
+        return int(m.group(2)) > 12 and stated_in(text, request)
+    m = DATE_TIME.fullmatch(text)
+    if not m or not stated_in(m.group(1), request):
+        return False
+    years = set(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", request))
+    if years and text[:4] not in years:
+        return False  # a call whose year is not the one the request states teaches a wrong conversion
+    if m.group(2) is None:
+        return True
+    hour, minute, second = int(m.group(2)), int(m.group(3)), int(m.group(4) or 0)
+    return (hour, minute, second) in DAY_BOUNDS or (second == 0 and time_stated(hour, minute, request))
+
+
 def passages(query: str) -> list[str]:
     """The query's lines (a dialogue's user turns only) split into sentences."""
     lines = [ln.strip() for ln in query.splitlines() if ln.strip()]
@@ -265,5 +313,7 @@ def _traceable(value: Any, shown: str, constant: set[str]) -> bool:
         return True
     if not shown:
         return False
+    if isinstance(value, str) and converted_date(text, shown):
+        return True
     # a whole word: "user4" is not traced to "user4pass", nor "nausea" to "nauseous"
     return re.search(_whole(text.lower()), shown) is not None
