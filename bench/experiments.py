@@ -1327,6 +1327,33 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
         7.5,
         [_with_gepa(AGENTS_TABLE[2]), _with_gepa(AGENTS_TABLE[3])],
     ),
+    # 22: the agents table's commands under DocsChisel 22, each change drawn from 21's traces: a request
+    #     quoted as a tool's only where no other tool's optimization dialogue holds the same user turn
+    #     (0.5B text finance + information: OpenBankAccount called in balance dialogues in 15 of 144 DC
+    #     episodes against 3 of 48 under OG, its guidance quoting the account-opening turn those dialogues
+    #     hold too); a usage example shows a date the request states in words as the converted value (the
+    #     1.5B text agent wrote "from March 5th" as "2023-03-05" or "2023-03-05T00:00:00" in all 12 of its
+    #     calls; date-format errors ended 3.5-5.3 % of 21's DC episodes); constraints name the argument
+    #     names the tool rejects (such calls ended 8.3 % of the 1.5B text agent's DC episodes, and 21's one
+    #     lost 0.5B text health task is one); the description no longer says "call it whenever the user's
+    #     request needs this" (the tool whose description said it drew other tools' requests: 11 of 81
+    #     RecordHealthData episodes of the 0.5B native agent under the one doc set that said it, 3-5 under
+    #     the others). Order: the agents the changes were drawn from first (0.5B text finance +
+    #     information, 1.5B text health, 0.5B native health), then the rest. Each command is one
+    #     session's work (0.5B: ~1.5-2 h on two actors; 1.5B: ~3 h); ~6,700 episodes, ~13 h, resumable.
+    "compare-api-bank-22": (
+        6700,
+        13.0,
+        [
+            AGENTS_TABLE[0],
+            HEALTH_MISUSE + f" --doc-mode text --model {Q15}",
+            AGENTS_TABLE[2],
+            AGENTS_TABLE[1],
+            AGENTS_TABLE[3],
+            AGENTS_TABLE[4],
+            FININFO_MISUSE + f" --doc-mode text --model {Q15}",
+        ],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1571,6 +1598,7 @@ WAREHOUSE = {
     "compare-api-bank-20": "data/compare-api-bank.duckdb",
     "compare-api-bank-21": "data/compare-api-bank.duckdb",
     "compare-api-bank-21-gepa": "data/compare-api-bank.duckdb",
+    "compare-api-bank-22": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
