@@ -1359,7 +1359,8 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  QueryStock-OpenBankAccount-level-2-1#0 (0.67 -> 0.44, no call or QueryBalance with the password).
     #  Run 2's OpenBankAccount constraints still quoted "invalid parameter name. parameter: username"
     #  beside "leave out current_year": the findings of the last plan named only current_year, the
-    #  observed errors more (mended after this command: observed errors name guessed arguments too).
+    #  observed errors more. The next revision takes a guessed name from an observed error too; 22 keeps
+    #  it as measured, so that every agent of its row runs the same rules.
     "compare-api-bank-22": (
         6700,
         13.0,
