@@ -132,12 +132,17 @@ def converted_date(value: str, request: str) -> bool:
     return (hour, minute, second) in DAY_BOUNDS or (second == 0 and time_stated(hour, minute, request))
 
 
-def passages(query: str) -> list[str]:
-    """The query's lines (a dialogue's user turns only) split into sentences."""
+def user_lines(query: str) -> list[str]:
+    """A dialogue's user turns (the query's non-empty lines where it has none), stripped."""
     lines = [ln.strip() for ln in query.splitlines() if ln.strip()]
     users = [ln[5:].strip() for ln in lines if ln.startswith("User:")]
+    return users or lines
+
+
+def passages(query: str) -> list[str]:
+    """The query's lines (a dialogue's user turns only) split into sentences."""
     out: list[str] = []
-    for line in users or lines:
+    for line in user_lines(query):
         out.extend(s.strip() for s in SENTENCE_END.split(line) if s.strip())
     return out
 

@@ -32,6 +32,7 @@ from core.chisel.engines.examples import (
     example_text,
     request_for,
     stated_in,
+    user_lines,
     value_pattern,
 )
 from core.chisel.engines.values import (
@@ -44,7 +45,6 @@ from core.chisel.engines.values import (
     name_words,
     request_line,
     same_line,
-    user_lines,
     value_format,
 )
 from core.chisel.memory import DomainMemory

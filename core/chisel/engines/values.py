@@ -202,13 +202,6 @@ def last_user_line(query: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def user_lines(query: str) -> list[str]:
-    """A dialogue's user turns (the query's non-empty lines where it has none), stripped."""
-    lines = [ln.strip() for ln in query.splitlines() if ln.strip()]
-    users = [ln[5:].strip() for ln in lines if ln.startswith("User:")]
-    return users or lines
-
-
 def same_line(quoted: str, line: str) -> bool:
     """Whether `quoted` is `line` as `request_line` quotes it (whole, or shortened with an ellipsis)."""
     quoted, line = quoted.strip(), line.strip()
