@@ -1385,6 +1385,16 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             FININFO_MISUSE + f" --doc-mode text --model {Q15}",
         ],
     ),
+    # GEPA beside DocsChisel 22 on the 0.5B native health agent, the agent 22 moved most (+18.1 pp,
+    # McNemar 8/0, decd623ab293bb80's 22 snapshot): the agents table's command with GEPA added, its OG and
+    # DC runs the stored ones (content-hashed), so only GEPA's three runs (each given the target-agent
+    # episodes of the DC run of the same seed, core.study.gepa_budget; Qwen 1.5B reflecting) and GEPA's
+    # evaluation are new. Needs 22's DC runs in the warehouse with their doc sets (the archive keeps
+    # outcomes only): run it in the session that ran compare-api-bank-22's command 2, or after it again.
+    # Plan: ~1,500 budget episodes at ~3.5 s on two actors (~45 min) + ~25 reflection calls per run at
+    # ~57 s (~70 min) + 81 test and 36 guard episodes: ~1,650 episodes, ~2.5 h, resumable while the
+    # warehouse lasts (stored episodes and reflection calls replay).
+    "compare-api-bank-22-gepa": (1650, 2.5, [_with_gepa(AGENTS_TABLE[2])]),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1630,6 +1640,7 @@ WAREHOUSE = {
     "compare-api-bank-21": "data/compare-api-bank.duckdb",
     "compare-api-bank-21-gepa": "data/compare-api-bank.duckdb",
     "compare-api-bank-22": "data/compare-api-bank.duckdb",
+    "compare-api-bank-22-gepa": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
