@@ -771,6 +771,7 @@ def test_constraints_name_the_argument_names_the_tool_rejects(warehouse) -> None
     ctx.observations.errors += [
         ("invalid parameter name. parameter: customer", {"item": "item1", "customer": "Ann"}),
         ("item out of stock", {"item": "item3"}),
+        ("invalid parameter name. parameter: username", {"item": "item2", "username": "ann", "note": "x"}),
     ]
     guessed = [
         Finding("unknown_argument", "passed unknown argument 'customer'", param="customer", pred="Ann"),
@@ -780,13 +781,19 @@ def test_constraints_name_the_argument_names_the_tool_rejects(warehouse) -> None
     ic = Synth(ctx, guessed, DomainMemory("shop"))("Add", "IC")
     names = " and ".join([", ".join(ctx.param_names[:-1]), ctx.param_names[-1]])
     assert (
-        f"Its only parameters are {names}; leave out customer and when, even when the request gives them"
-        in ic
+        f"Its only parameters are {names}; leave out customer, when and username, even when the request "
+        "gives them" in ic
     )
-    assert "parameter: customer" not in ic and "'item out of stock'" in ic
+    assert "parameter: customer" not in ic and "parameter: username" not in ic and "'item out of stock'" in ic
     # the planner may now fix a guessed name in the constraints
     assert ("Add", "IC") in rule("unknown_argument").operations
-    assert "leave out" not in (Synth(ctx, [], DomainMemory("shop"))("Add", "IC") or "")
+    # an observed error that names a call's argument the tool lacks is a guessed name too; one that
+    # names none of its call's arguments is quoted
+    assert "leave out customer and username," in (Synth(ctx, [], DomainMemory("shop"))("Add", "IC") or "")
+    plain = _shop_ctx(warehouse)
+    plain.observations.errors += [("item out of stock", {"item": "item3"})]
+    plain_ic = Synth(plain, [], DomainMemory("shop"))("Add", "IC") or ""
+    assert "leave out" not in plain_ic and "'item out of stock'" in plain_ic
 
 
 def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(warehouse) -> None:

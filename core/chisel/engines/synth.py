@@ -387,9 +387,16 @@ class Synth:
 
     # ------------------------------------------------------------- errors and usage
     def _unknown(self) -> list[str]:
-        """Argument names the agent passed that this tool does not take, in the order first seen."""
+        """Argument names the agent passed that this tool does not take, in the order first seen.
+
+        The last plan's findings name some; an observed error that names one of its call's own
+        arguments names the rest. Findings alone missed them: an OpenBankAccount doc told the agent
+        to "leave out current_year" and still quoted "invalid parameter name. parameter: username".
+        """
         own = set(self.ctx.param_names)
         names = [f.param for f in self.findings if f.cls == "unknown_argument" and f.param]
+        for msg, args in self.ctx.observations.errors:
+            names += [k for k in args if re.search(rf"\b{re.escape(k)}\b", msg)]
         return [n for n in dict.fromkeys(names) if n not in own]
 
     def _ic(self, op: str) -> Any:
