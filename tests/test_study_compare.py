@@ -463,6 +463,55 @@ def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
         spec("unused", limit_tools=0)
 
 
+def test_the_original_docs_can_be_evaluated_on_as_many_samples_as_the_other_methods(tmp_path) -> None:
+    """`og_eval_runs` gives OG runs of its own seeds (on the test and the guard tasks), counts them in the
+    planned steps, says so in the result's title, and leaves the ids of comparisons without it as they were."""
+    from dataclasses import asdict
+
+    from core.study.compare_report import og_runs, stored_comparisons, title
+    from core.warehouse import Warehouse
+    from core.warehouse.records import content_hash
+
+    wh = Warehouse(tmp_path / "og.duckdb")
+    bench = ShopBench(n=24, quote_tasks=6)
+    model = script(baseline_replies, name="compare-og-runs")
+    base = {"methods": ("og", "dc"), "opt_runs": 1, "eval_runs": 1, "limit_tools": 1}
+    plain = spec(model.model, **base, memory_ablation=False, curve_eval_runs=0)
+    s = spec(model.model, **base, og_eval_runs=3, memory_ablation=False, curve_eval_runs=0)
+    assert s.compare_id != plain.compare_id
+    unset = {k: v for k, v in asdict(plain).items() if k not in ("og_eval_runs",)}
+    for k in ("split_grouping", "misuse_tasks", "cross_val_tasks", "in_context", "misused_tools"):
+        if not unset.get(k) or (k == "split_grouping" and unset[k] == "task"):
+            unset.pop(k, None)
+    assert plain.compare_id == content_hash("compare", unset)  # the id a spec had before the setting
+    seen: list[tuple[int, int]] = []
+    result = run_compare(
+        wh,
+        s,
+        bench=bench,
+        agent_factory=NoisyReader,
+        embedder=fake_embedder,
+        progress=lambda done, total, _msg: seen.append((done, total)),
+    )
+    assert seen[-1][0] == seen[-1][1]
+    methods = result.methods.set_index("method")
+    assert methods.loc["og", "n_points"] == 3 and methods.loc["dc", "n_points"] == 1
+    seeds = wh.rows(
+        """SELECT json_extract_string(r.config, '$.method'), r.kind, count(DISTINCT r.run_id)
+           FROM runs r WHERE r.kind IN ('compare', 'compare-guard') GROUP BY ALL ORDER BY ALL"""
+    )
+    assert seeds == [
+        ("dc", "compare", 1),
+        ("dc", "compare-guard", 1),
+        ("og", "compare", 3),
+        ("og", "compare-guard", 3),
+    ]
+    stored = stored_comparisons(wh, result.compare_id)[0]
+    assert og_runs(stored) == 3 and "1 optimization × 1 evaluation runs (OG 3) at T=" in title(stored)
+    with pytest.raises(ValueError):
+        spec("unused", og_eval_runs=-1)
+
+
 def test_results_section_is_absent_without_a_comparison(warehouse) -> None:
     from core.study.compare_across import comparison_section
 
@@ -543,6 +592,13 @@ def test_a_newer_comparison_hides_an_older_one_only_when_it_measures_all_of_it()
     stage3 = stored("s3", "og,et,drt,dc,gepa", "evidence,q15", 1)  # stage 2 plus DRAFT and the curve
     current, older = current_comparisons([stage3, stage1b, stage2, stage1])
     assert [c.compare_id for c in current] == ["s3", "s1b"] and older == ["s2", "s1"]
+    # more samples of the original docs measure more; fewer do not supersede them
+    og9 = stored("og9", "og,et,dc", "evidence", 3)
+    og9.spec["og_eval_runs"] = 9
+    current, older = current_comparisons([stage1b, og9])
+    assert [c.compare_id for c in current] == ["s1b", "og9"] and older == []
+    current, older = current_comparisons([og9, stage1b])
+    assert [c.compare_id for c in current] == ["og9"] and older == ["s1b"]
 
 
 def test_a_comparison_rerun_under_another_revision_keeps_both_results(compared, tmp_path) -> None:

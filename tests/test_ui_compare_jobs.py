@@ -90,3 +90,12 @@ def test_compare_argv_is_the_documented_command() -> None:
         "--max-steps", "6", "--curve-eval-runs", "1", "--warehouse", "/w.duckdb", "--domain", "calendar",
         "--limit-tools", "1", "--no-memory-ablation",
     ]  # fmt: skip
+    matched = compare_argv(
+        "api-bank", [], ["og", "dc"], model="m", agent="react", warehouse="/w.duckdb", opt_runs=3, eval_runs=3,
+        og_matched=True,
+    )  # fmt: skip
+    assert matched[-2:] == ["--og-eval-runs", "9"]
+    from core.cli.compare import command
+
+    # the job's command parses, with the original docs evaluated 9 times
+    assert command.make_context("compare", matched[1:]).params["og_eval_runs"] == 9

@@ -53,6 +53,13 @@ def _methods(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     "--eval-runs", type=click.IntRange(min=1), default=5, help="Evaluation runs per doc set (seed = run)."
 )
 @click.option(
+    "--og-eval-runs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Evaluation runs of the original docs (0 = --eval-runs). OG has one doc set where the others have "
+    "--opt-runs: --opt-runs × --eval-runs measures its per-task rate on as many samples as theirs.",
+)
+@click.option(
     "--limit", type=click.IntRange(min=0), default=20, help="Seeded sample of N test tasks (0 = all)."
 )
 @click.option(
@@ -176,6 +183,7 @@ def command(ctx: click.Context, **opts) -> None:
         methods=opts["methods"],
         opt_runs=opts["opt_runs"],
         eval_runs=opts["eval_runs"],
+        og_eval_runs=opts["og_eval_runs"],
         limit=opts["limit"] or None,
         limit_tools=opts["limit_tools"],
         agent=AgentConfig(

@@ -23,9 +23,9 @@ What it does, as the DocsChisel paper does it (§IV):
    doc set on the test tasks `eval_runs` times; evaluation
    run j uses `AgentConfig(temperature=T, seed=j)`, because the local model is
    deterministic at T = 0 and the gateway caches identical calls. OG has one
-   doc set, so its distribution has `eval_runs` points (repeating it per
-   optimization run would only copy them); every other method has
-   `opt_runs × eval_runs`.
+   doc set, so its distribution has `eval_runs` points (`og_eval_runs` where
+   set: seeds 0 .. og_eval_runs-1, so its per-task rate is measured on as many
+   samples as the others'); every other method has `opt_runs × eval_runs`.
 4. Statistics and efficiency (`compare_rows`, `core.warehouse.costs`), the
    iteration-budget curve of DC and, with `memory_ablation`, the same curve of
    DC optimized without memory (`budget`), each budget's doc set evaluated
@@ -183,7 +183,7 @@ class Harness:
         spec = self.spec
         produced = sum(1 for m in spec.methods if m in BASELINE_OF or m == "gepa")
         produced += len(spec.dc_variants()) if "dc" in spec.methods else 0
-        return (spec.eval_runs if "og" in spec.methods else 0) + produced * spec.opt_runs * spec.eval_runs
+        return (spec.runs_of("og") if "og" in spec.methods else 0) + produced * spec.opt_runs * spec.eval_runs
 
     def _step(self, message: str) -> None:
         """Count one finished step, report it, and stop here when cancellation was asked for."""
@@ -362,7 +362,7 @@ class Harness:
     def points(self, method: str, entries: Sequence[Entry], tasks: Sequence[Task]) -> list[Point]:
         out = []
         for entry in entries:
-            for j in range(self.spec.eval_runs):
+            for j in range(self.spec.runs_of(method)):
                 p = self.evaluate(method, entry, j, tasks)
                 self.log(f"  {method} s{entry.opt_run} e{j}: TS {p.ts:6.1%} TC {p.tc:6.1%}")
                 out.append(p)
@@ -407,7 +407,7 @@ class Harness:
         for method, es in entries.items():
             out[method] = []
             for entry in es:
-                for j in range(self.spec.eval_runs):
+                for j in range(self.spec.runs_of(method)):
                     p = self.evaluate(method, entry, j, tasks, "compare-guard")
                     self.log(f"  guard {method} s{entry.opt_run} e{j}: TS {p.ts:6.1%}")
                     out[method].append(p)

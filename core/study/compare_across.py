@@ -23,6 +23,7 @@ from core.study.compare_report import (
     markdown,
     misuse_tasks,
     misused_tools,
+    og_runs,
     p_text,
     pp_ci,
     samples,
@@ -68,6 +69,7 @@ def _covers(newer: StoredComparison, older: StoredComparison) -> bool:
         and set(b.get("optimizer_models") or ()) <= set(a.get("optimizer_models") or ())
         and int(a.get("opt_runs") or 1) >= int(b.get("opt_runs") or 1)
         and int(a.get("eval_runs") or 1) >= int(b.get("eval_runs") or 1)
+        and og_runs(newer) >= og_runs(older)
     )
 
 

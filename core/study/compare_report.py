@@ -204,6 +204,11 @@ def cross_val_tasks(c: StoredComparison) -> int:
     return int(c.spec.get("cross_val_tasks") or 0)
 
 
+def og_runs(c: StoredComparison) -> int:
+    """Evaluation runs of the original docs (`--og-eval-runs`, or `eval_runs` where unset)."""
+    return int(c.spec.get("og_eval_runs") or 0) or int(c.spec.get("eval_runs") or 1)
+
+
 def in_context(c: StoredComparison) -> bool:
     """Whether DocsChisel judged each tool beside the docs selected before it (`--in-context`)."""
     return bool(c.spec.get("in_context"))
@@ -232,7 +237,8 @@ def title(c: StoredComparison) -> str:
         f"{f'{cross_val_tasks(c)} cross-tool validation tasks per tool · ' if cross_val_tasks(c) else ''}"
         f"{'tools judged in context · ' if in_context(c) else ''}"
         f"{samples(c)} samples per candidate · "
-        f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs at T={s.get('temperature')} "
+        f"{s.get('opt_runs')} optimization × {s.get('eval_runs')} evaluation runs"
+        f"{f' (OG {og_runs(c)})' if og_runs(c) != int(s.get('eval_runs') or 1) else ''} at T={s.get('temperature')} "
         f"(comparison `{c.compare_id}`)"
     )
 

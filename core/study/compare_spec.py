@@ -86,6 +86,10 @@ class CompareSpec:
         0  # DocsChisel: other optimized tools' optimization tasks in each tool's validation
     )
     in_context: bool = False  # DocsChisel: judge each tool beside the docs selected before it
+    # evaluation runs of the original docs; 0 = eval_runs. OG has one doc set where every other
+    # method has opt_runs, so with eval_runs samples per task its per-task rate is the noisiest term
+    # of each paired difference; opt_runs x eval_runs gives it as many samples as the others
+    og_eval_runs: int = 0
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]
@@ -94,8 +98,8 @@ class CompareSpec:
         for name in ("opt_runs", "eval_runs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        if self.curve_eval_runs < 0 or self.iterations < 0:
-            raise ValueError("curve_eval_runs and iterations must be >= 0")
+        if self.curve_eval_runs < 0 or self.iterations < 0 or self.og_eval_runs < 0:
+            raise ValueError("curve_eval_runs, iterations and og_eval_runs must be >= 0")
         if self.profile_repeats < 1:
             raise ValueError("profile_repeats must be at least 1")
         if (
@@ -143,7 +147,13 @@ class CompareSpec:
             spec.pop("in_context")
         if not self.misused_tools:  # likewise
             spec.pop("misused_tools")
+        if not self.og_eval_runs:  # likewise
+            spec.pop("og_eval_runs")
         return content_hash("compare", spec, *([runtime] if runtime else []))
+
+    def runs_of(self, method: str) -> int:
+        """Evaluation runs of one method's doc sets: `og_eval_runs` for OG where set."""
+        return self.og_eval_runs if method == "og" and self.og_eval_runs else self.eval_runs
 
     def eval_agent(self, eval_run: int) -> AgentConfig:
         """The target agent of evaluation run j: `agent` sampled at `temperature` with seed j.

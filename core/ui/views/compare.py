@@ -76,8 +76,12 @@ def compare_argv(
     memory_ablation: bool = True,
     curve_eval_runs: int = 1,
     headroom: bool = True,
+    og_matched: bool = False,
 ) -> list[str]:
-    """The `docschisel compare` arguments of a comparison job (0 = no cap for limit / limit_tools)."""
+    """The `docschisel compare` arguments of a comparison job (0 = no cap for limit / limit_tools).
+
+    `og_matched` evaluates the original docs opt_runs × eval_runs times, as many samples per task as
+    each other method gets over its optimization runs."""
     argv = [
         "compare", "--benchmark", benchmark, "--methods", ",".join(methods), "--model", model,
         "--agent", agent, "--opt-runs", str(opt_runs), "--eval-runs", str(eval_runs), "--limit", str(limit),
@@ -92,6 +96,8 @@ def compare_argv(
         argv.append("--no-memory-ablation")
     if not headroom:
         argv += ["--headroom", "none"]
+    if og_matched and opt_runs > 1:
+        argv += ["--og-eval-runs", str(opt_runs * eval_runs)]
     return argv
 
 
@@ -128,11 +134,19 @@ def start_form(path: str) -> None:
         memory = c[4].checkbox(
             "Memory ablation", True, key="cmpjob_memory", help="Fig. 10: DC without memory"
         )
-        headroom = st.checkbox(
+        c = st.columns(2)
+        headroom = c[0].checkbox(
             "Only tools with headroom",
             True,
             key="cmpjob_headroom",
             help="Profile the original docs first and compare only tools whose TS⁰ lies in 0.15–0.85",
+        )
+        og_matched = c[1].checkbox(
+            "As many OG samples as the others",
+            False,
+            key="cmpjob_og_matched",
+            help="Evaluate the original docs optimization runs × evaluation runs times: the paired test's "
+            "noisiest term gets as many samples per task as each optimized method",
         )
         if st.button(
             "Start comparison",
@@ -145,7 +159,7 @@ def start_form(path: str) -> None:
                 benchmark, domains, methods, model=model, agent=agent, warehouse=path,
                 opt_runs=int(opt_runs), eval_runs=int(eval_runs), limit=int(limit),
                 limit_tools=int(limit_tools), iterations=int(iterations), max_steps=int(max_steps),
-                memory_ablation=memory, headroom=headroom,
+                memory_ablation=memory, headroom=headroom, og_matched=og_matched,
             )  # fmt: skip
             params = {"benchmark": benchmark, "domains": domains, "methods": methods, "model": model}
             job_id = jobs.start_job(wh(), "compare", argv, params)
