@@ -400,6 +400,21 @@ def test_dashboard_points_follow_the_comparison_methods(compared) -> None:
     }
 
 
+def _run_to_the_planned_end(wh, s: CompareSpec, bench):
+    """Run a comparison and check that its progress ends at the step count it planned."""
+    seen: list[tuple[int, int]] = []
+    result = run_compare(
+        wh,
+        s,
+        bench=bench,
+        agent_factory=NoisyReader,
+        embedder=fake_embedder,
+        progress=lambda done, total, _msg: seen.append((done, total)),
+    )
+    assert seen[-1][0] == seen[-1][1]  # a recount (with the guard, say) still ends where it says
+    return result
+
+
 def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
     """With a tool cap, EasyTool rewrites only DocsChisel's tools and the test tasks are the ones using them."""
     from core.study.compare_report import guard_frame, markdown, stored_comparisons, text
@@ -422,16 +437,7 @@ def test_limit_tools_scopes_every_method_and_the_test_tasks(tmp_path) -> None:
     assert compared_tools(wh, s, bench) == ["shop.order"]  # the tool with the most opt/val tasks
     _, tasks = compare_tasks(wh, s, bench)
     assert tasks and all("shop.order" in t.tools for t in tasks)
-    seen: list[tuple[int, int]] = []
-    result = run_compare(
-        wh,
-        s,
-        bench=bench,
-        agent_factory=NoisyReader,
-        embedder=fake_embedder,
-        progress=lambda done, total, _msg: seen.append((done, total)),
-    )
-    assert seen[-1][0] == seen[-1][1]  # the recount with the guard still ends where it says
+    result = _run_to_the_planned_end(wh, s, bench)
     # the regression guard: the quote tasks of the test part, which no compared tool is used in,
     # evaluated for every method in runs of their own and reported apart
     guard_ids = guard_tasks(wh, s, bench, ["shop.order"])
@@ -484,16 +490,7 @@ def test_the_original_docs_can_be_evaluated_on_as_many_samples_as_the_other_meth
         if not unset.get(k) or (k == "split_grouping" and unset[k] == "task"):
             unset.pop(k, None)
     assert plain.compare_id == content_hash("compare", unset)  # the id a spec had before the setting
-    seen: list[tuple[int, int]] = []
-    result = run_compare(
-        wh,
-        s,
-        bench=bench,
-        agent_factory=NoisyReader,
-        embedder=fake_embedder,
-        progress=lambda done, total, _msg: seen.append((done, total)),
-    )
-    assert seen[-1][0] == seen[-1][1]
+    result = _run_to_the_planned_end(wh, s, bench)
     methods = result.methods.set_index("method")
     assert methods.loc["og", "n_points"] == 3 and methods.loc["dc", "n_points"] == 1
     seeds = wh.rows(
