@@ -227,3 +227,15 @@ def test_cancel_from_a_job_stops_the_ray_run(executor: RayExecutor, marks: Path,
     assert stopped_after < 5.0, f"the run took {stopped_after:.1f}s to stop"
     assert wh.scalar("SELECT count(*) FROM episodes") == 0
     assert wh.scalar("SELECT count(*) FROM episode_claims") == 0  # what did not run is free for the next run
+
+
+def test_actors_use_the_threads_of_the_cpus_they_reserve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's thread setting sizes its own model; an actor's follows its CPU reservation."""
+    monkeypatch.setenv("DOCSCHISEL_LOCAL_THREADS", "2")
+    monkeypatch.setenv("DOCSCHISEL_LOCAL_CTX", "4096")
+    env = RayExecutor(cpus_per_actor=1.0).actor_env("local/qwen2.5-coder-0.5b")
+    assert env["DOCSCHISEL_LOCAL_THREADS"] == "1" and env["DOCSCHISEL_LOCAL_CTX"] == "4096"
+    assert (
+        RayExecutor(cpus_per_actor=2.0).actor_env("local/qwen2.5-coder-0.5b")["DOCSCHISEL_LOCAL_THREADS"]
+        == "2"
+    )

@@ -84,6 +84,16 @@ class RayExecutor:
         self._lookup: Any = None
         self._lock = threading.Lock()
 
+    def actor_env(self, model: str) -> dict[str, str]:
+        """The environment of this executor's actors: `worker_env`, with llama.cpp threads set to the
+        CPUs each actor reserves.
+
+        The driver's `DOCSCHISEL_LOCAL_THREADS` sizes the models the driver runs itself (GEPA's
+        reflection model, the LLM engine's optimizer) while its actors wait; actors given it too
+        would spin against each other's threads on cores they did not reserve.
+        """
+        return {**worker_env(model), "DOCSCHISEL_LOCAL_THREADS": str(max(1, int(self.cpus_per_actor)))}
+
     # ------------------------------------------------------------------ cluster
     def connect(self) -> Any:
         ray = _ray()
@@ -103,7 +113,7 @@ class RayExecutor:
         self._start_relay(ray)
         bench = work.benchmark
         source = getattr(bench, "source", None) or _shippable(bench)
-        actors = self._actors(ray, self.actors or max(1, concurrency), worker_env(work.config.model))
+        actors = self._actors(ray, self.actors or max(1, concurrency), self.actor_env(work.config.model))
         known = known_keys(gateway.cache, work.config.model)
         payload = (replace(work, benchmark=None), _scripts(work), source, benchmark_key(bench), known)
         return RaySession(self, work, actors, [ray.put(payload)])
