@@ -114,6 +114,7 @@ def test_configs_on_the_task_level_split_keep_their_ids() -> None:
         "misused_tools",
         "cross_val_tasks",
         "in_context",
+        "og_eval_runs",
     ):  # later settings, absent from ids while they are off
         before.pop(later)
     runtime = spec.agent.identity().get("runtime")
