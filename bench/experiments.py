@@ -1432,7 +1432,7 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  the tool nor the values it is not for (20 found the same for a confused tool's guidance: naming the
     #  other tool drew requests to it), and constraints that say only which names the tool takes.
     #  Measured, command 1 (38a7f57167ecac88, 0.5B native health, 23 + g10; 10 min: DC's three doc sets
-    #  are 22's, byte for byte - no call of theirs was rejected for a guessed name - so only OG's runs 3-8
+    #  are 22's, byte for byte - 23's change found no guessed name there 22 had missed - so only OG's runs 3-8
     #  were new, 234 episodes): TS OG 53.1 on 9 runs (44.4-59.3 per run; runs 0-2, 22's OG, 48.1), DC 66.3:
     #  +13.2 pp [+3.7, +23.5], McNemar 6/0, p 0.031, MDE 14.8 (19.0 on 3 OG runs); +24.8 % relative,
     #  Mann-Whitney p 0.0006. So 22's +18.1 pp was in part OG's low draw: two of its eight flips
