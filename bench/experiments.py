@@ -1440,6 +1440,13 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  EmergencyKnowledge-level-2-3#0, OG 0.33 on 3 runs) are not flips on 9. The six that hold are the
     #  cancellations booked with AppointmentRegistration under OG (CancelRegistration-level-1-3#0 0.44 ->
     #  1.00) and the RecordHealthData calls that raised (HAS_EXCEPTION 15.2 -> 4.9 % of episodes).
+    #  Measured, command 3 (fbc9a47228488f03, 0.5B native finance + information, 23 + g10; 9 min): the
+    #  band holds DocumentQA, ImageCaption and SearchEngine, whose test tasks are 2 DocumentQA ones, and
+    #  neither method solved either in any run (TS 0.0 both; TC 88.9 -> 94.4): no paired signal. DC
+    #  changed DocumentQA's doc only (two of the three runs selected the same doc set). The regression
+    #  guard is where it showed: -6.5 pp [-17.6, +2.8], 3 of 12 guard tasks lost (QueryHistoryToday-
+    #  Calculator-level-2-3#0 to Dictionary calls, 6 of 9, as under 22's text agent). The agents table's
+    #  23 row pools this with command 1: 29 units, +12.3 pp [+3.8, +22.2], 6/0, p 0.031, +24.8 %.
     "compare-api-bank-23": (
         8300,
         14.0,
