@@ -1398,9 +1398,9 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # Plan: ~1,500 budget episodes at ~3.5 s on two actors (~45 min) + ~25 reflection calls per run at
     # ~57 s (~70 min) + 81 test and 36 guard episodes: ~1,650 episodes, ~2.5 h, resumable while the
     # warehouse lasts (stored episodes and reflection calls replay).
-    #  Progress: run s0 finished (501 of 501 budget episodes, 10 candidates, 4 texts changed; ~1.6 h of
+    #  Progress: run s0 finished (501 of 501 budget episodes, 10 candidates, 4 texts changed; ~1 h of
     #  compute); run s1 reached iteration 63 (the driver reflecting on 2 threads while its actors wait:
-    #  ~33 s per iteration, ~45 s on 1 thread); s2 and the evaluation remain (~1.5 h). Its DC runs are
+    #  ~33 s per iteration, ~45 s on 1 thread); the rest of s1, s2 and the evaluation remain (~1.2 h). Its DC runs are
     #  DocsChisel 22's: resume it from a checkout of 35253fb (the last
     #  commit under docschisel-22; under a later revision the same command optimizes anew), with
     #  DOCSCHISEL_LOCAL_THREADS=2 for the driver, on the warehouse that holds those runs.
