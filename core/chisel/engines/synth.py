@@ -144,6 +144,11 @@ def enumerations(ctx: ToolContext) -> dict[str, list[str]]:
     return out
 
 
+def _names(message: str, name: str) -> bool:
+    """Whether an error message names an argument as a whole word ("parameter: token", not "tokens")."""
+    return re.search(rf"\b{re.escape(name)}\b", message) is not None
+
+
 class Synth:
     """Content for (op, field) pairs of one tool at one iteration."""
 
@@ -396,7 +401,7 @@ class Synth:
         own = set(self.ctx.param_names)
         names = [f.param for f in self.findings if f.cls == "unknown_argument" and f.param]
         for msg, args in self.ctx.observations.errors:
-            names += [k for k in args if re.search(rf"\b{re.escape(k)}\b", msg)]
+            names += [k for k in args if _names(msg, k)]
         return [n for n in dict.fromkeys(names) if n not in own]
 
     def _ic(self, op: str) -> Any:
@@ -411,11 +416,7 @@ class Synth:
         lines: list[str] = []
         limit = 1 if self.memory.regressions("Add", "IC") else 3
         unknown = self._unknown()
-
-        def names_unknown(msg: str) -> bool:
-            return any(re.search(rf"\b{re.escape(n)}\b", msg) for n in unknown)
-
-        errors = [msg for msg, _ in self.ctx.observations.errors if not names_unknown(msg)]
+        errors = [msg for msg, _ in self.ctx.observations.errors if not any(_names(msg, n) for n in unknown)]
         for msg in errors[:limit]:
             lines.append(f"It rejects calls with the message {msg.strip()!r}.")
         if unknown and self.ctx.param_names:
