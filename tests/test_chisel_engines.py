@@ -710,7 +710,10 @@ def test_usage_guidance_quotes_the_requests_a_confused_agent_got_wrong(warehouse
     assert "shop.quote" not in ug, "the confused tool is not named beside the requests either"
     assert "shop.order(" not in ug
     # without the failed tasks it falls back to the description
-    assert "Prefer this tool over shop.quote" in Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")
+    assert (
+        Synth(ctx, confused, DomainMemory("shop"))("Add", "UG")
+        == "Use this tool when the request is: order an item."
+    )
 
 
 def test_a_request_another_tools_dialogue_also_holds_is_not_quoted(warehouse) -> None:
@@ -794,6 +797,38 @@ def test_constraints_name_the_argument_names_the_tool_rejects(warehouse) -> None
     plain.observations.errors += [("item out of stock", {"item": "item3"})]
     plain_ic = Synth(plain, [], DomainMemory("shop"))("Add", "IC") or ""
     assert "leave out" not in plain_ic and "'item out of stock'" in plain_ic
+
+
+def test_constraints_do_not_name_a_guessed_argument_another_tool_of_the_domain_takes(warehouse) -> None:
+    """A name another tool takes routes a request to that tool; written in this tool's constraints ("leave
+    out customer, even when the request gives them") it draws those requests here. The constraints still
+    say which names the tool takes, and the error that names it is not quoted either."""
+    from dataclasses import replace
+
+    from core.chisel.differ import Finding
+    from core.chisel.engines.synth import Synth
+    from core.chisel.memory import DomainMemory
+    from core.docs import DocSet, Param, ToolDoc
+
+    base = _shop_ctx(warehouse)
+    crm = ToolDoc(tool="shop.crm", name="shop.crm", parameters=(Param(name="customer", description="Who."),))
+    ctx = replace(base, docset=DocSet([*base.docset.values(), crm]))
+    ctx.observations.errors += [
+        ("invalid parameter name. parameter: customer", {"item": "item1", "customer": "Ann"}),
+    ]
+    names = " and ".join([", ".join(ctx.param_names[:-1]), ctx.param_names[-1]])
+    guessed = [
+        Finding("unknown_argument", "passed unknown argument 'customer'", param="customer", pred="Ann")
+    ]
+    ic = Synth(ctx, guessed, DomainMemory("shop"))("Add", "IC") or ""
+    assert f"Its only parameters are {names}: it rejects any other argument name." in ic
+    assert "customer" not in ic and "leave out" not in ic
+    # a name no other tool takes is still told to leave out, beside it
+    more = [*guessed, Finding("unknown_argument", "passed unknown argument 'when'", param="when", pred="x")]
+    ic = Synth(ctx, more, DomainMemory("shop"))("Add", "IC") or ""
+    assert f"Its only parameters are {names}; leave out when, even when" in ic and "customer" not in ic
+    # without the other tool in the doc set, the same name is a guess like any other
+    assert "leave out customer," in (Synth(base, guessed, DomainMemory("shop"))("Add", "IC") or "")
 
 
 def test_memory_from_another_failure_class_or_tool_does_not_veto_an_operation(warehouse) -> None:
@@ -991,35 +1026,11 @@ def test_calling_the_focal_tool_in_another_tools_place_is_a_misuse() -> None:
     assert diff_trace(wrong, [], "health.register", ["date"])[0].cls == "extra_call"
 
 
-def test_a_misused_tools_guidance_names_the_requests_it_is_not_for_and_the_right_tool(warehouse) -> None:
-    from core.chisel.differ import Finding
-    from core.chisel.engines.synth import Synth
-    from core.chisel.engines.values import request_line
-    from core.chisel.memory import DomainMemory
-
-    ctx = _shop_ctx(warehouse)
-    tasks = ctx.opt_task_ids[:2]
-    misused = [
-        Finding("misused", "called order", other_tool="shop.quote", data={"task_id": t}) for t in tasks
-    ]
-    synth = Synth(ctx, misused, DomainMemory("shop"), tasks)
-    ug = synth("Add", "UG")
-    first = request_line(ctx.gt.query(tasks[0]), limit=90)
-    assert ug.startswith("Do not use it for requests like: ") and f'"{first}"' in ug
-    assert ug.endswith("call shop.quote for those.") and "shop.order(" not in ug
-    assert "It is not for what shop.quote does." in synth("Refine", "FD")
-    # those requests are not quoted as requests this tool serves
-    wrong_tool = Finding("wrong_tool", "called quote", other_tool="shop.quote")
-    both = Synth(ctx, [*misused, wrong_tool], DomainMemory("shop"), tasks)("Add", "UG")
-    assert both.startswith("Prefer this tool over shop.quote") and "Use this tool" not in both
-    # the turn that asks, not the data given after being asked
-    dialogue = "User: Can you cancel my appointment with Dr. Lee?\nAI: Its id?\nUser: 56789012"
-    assert request_line(dialogue) == "Can you cancel my appointment with Dr. Lee?"
-
-
-def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(warehouse) -> None:
-    """Misrouted requests that all give an order id (a parameter the tool lacks) are named by that
-    parameter, not quoted: quoted requests share their surface ("Please ...") with the tool's own."""
+def test_a_misused_tools_doc_names_neither_the_other_tool_nor_the_requests_it_drew(warehouse) -> None:
+    """A tool called in another one's place says nothing of the other tool's requests: not the tool, not
+    the requests, not the value that routes them there (an order id). Each of those drew the requests it
+    named to the tool whose doc held it. The guidance of a tool confused with another, where neither a
+    parameter nor a request tells them apart, says what it is for without naming the other."""
     from dataclasses import replace
 
     from core.benchmarks.base import Call, Task
@@ -1027,6 +1038,7 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
     from core.chisel.access import GroundTruth
     from core.chisel.differ import Finding
     from core.chisel.engines.synth import Synth
+    from core.chisel.engines.values import request_line
     from core.chisel.memory import DomainMemory
 
     cancels = [
@@ -1034,11 +1046,7 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
             f"cancel-{i:03d}",
             "shop",
             f"User: Please cancel my order.\nAI: Which one?\nUser: Order {4700 + i}, item{i} on day {i + 1}.",
-            (
-                Call(
-                    "shop.cancel", {"order_id": str(4700 + i), "item_day": f"2024-02-{i + 1:02d}", "why": "x"}
-                ),
-            ),
+            (Call("shop.cancel", {"order_id": str(4700 + i), "why": "x"}),),
             ("shop.cancel",),
         )
         for i in range(12)
@@ -1048,45 +1056,30 @@ def test_a_misused_tool_is_told_the_parameter_that_routes_the_request_elsewhere(
     split = get_or_create_split(warehouse, "shop/cancel", tasks, seed=0, grouping=DEFAULT_GROUPING)
     ctx = replace(base, gt=GroundTruth(warehouse, "probe", split, tasks), opt_task_ids=split.ids("opt"))
     misrouted = [t for t in ctx.opt_task_ids if t.startswith("cancel-")][:3]
-    orders = [t for t in ctx.opt_task_ids if t.startswith("order-")][:2]
-    findings = [
+    quotes = [t for t in ctx.opt_task_ids if t.startswith("quote-")][:2]
+    misused = [
         *(
             Finding("misused", "called order", other_tool="shop.cancel", data={"task_id": t})
             for t in misrouted
         ),
-        *(Finding("misused", "called order", other_tool="shop.quote", data={"task_id": t}) for t in orders),
+        *(Finding("misused", "called order", other_tool="shop.quote", data={"task_id": t}) for t in quotes),
     ]
-    ug = Synth(ctx, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
-    # item_day shares a word with the tool's own `item`; `why` is not stated in the requests
-    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
-    assert "4700" not in ug and "cancel my order" not in ug
-    assert "call shop.quote for those." in ug, "requests with no such parameter are still quoted"
-
-    # every other documented tool that takes an order number is named too (a refund request gives one as
-    # well); a parameter sharing only a generic word (`label_name`) or none (`tracking_id`) names no tool
-    from core.docs import DocSet, Param, ToolDoc
-
-    more = [
-        ToolDoc(tool=t, name=t, description=d, parameters=tuple(Param(name=n, description=n) for n in ps))
-        for t, d, ps in (
-            ("shop.refund", "Refund an order.", ("order_number", "reason")),
-            ("shop.track", "Track a parcel.", ("tracking_id",)),
-            ("shop.label", "Print a label.", ("label_name", "id")),
-        )
-    ]
-    wider = replace(ctx, docset=DocSet([*ctx.docset.values(), *more]))
-    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
-    assert ug.startswith(
-        "It takes no order_id: when the request gives one, call shop.cancel or shop.refund instead."
-    )
-    # a tool of another domain is not offered beside this one, so it is not named
-    wider.benchmark.tool_domain = lambda tool: "returns" if tool == "shop.refund" else "shop"  # type: ignore[attr-defined]
-    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
-    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
-    # a tool the benchmark does not know (an SOP added to the doc set) is not named, and breaks nothing
-    wider.benchmark.tool_domain = {"shop.order": "shop"}.__getitem__  # type: ignore[attr-defined]
-    ug = Synth(wider, findings, DomainMemory("shop"), [*misrouted, *orders])("Add", "UG")
-    assert ug.startswith("It takes no order_id: when the request gives one, call shop.cancel instead.")
+    synth = Synth(ctx, misused, DomainMemory("shop"), [*misrouted, *quotes])
+    assert synth("Add", "UG") is None and synth("Refine", "FD") is None
+    # the same findings beside the tool's own failures: what it writes for those names nothing of them
+    own = [t for t in ctx.opt_task_ids if t.startswith("order-")][:2]
+    mixed = [*misused, Finding("missing_call", "no call", data={"task_id": own[0]})]
+    ug = Synth(ctx, mixed, DomainMemory("shop"), [*misrouted, *quotes, *own])("Add", "UG") or ""
+    assert ug and "shop.cancel" not in ug and "shop.quote" not in ug and "order_id" not in ug
+    for tid in [*misrouted, *quotes]:
+        assert request_line(ctx.gt.query(tid), limit=90) not in ug
+    # confused with another tool, and nothing but its purpose tells them apart: the other is not named
+    wrong_tool = Finding("wrong_tool", "called quote", other_tool="shop.quote")
+    both = Synth(ctx, [*misused, wrong_tool], DomainMemory("shop"), [*misrouted, *quotes])("Add", "UG")
+    assert both == "Use this tool when the request is: order an item."
+    # the turn that asks, not the data given after being asked
+    dialogue = "User: Can you cancel my appointment with Dr. Lee?\nAI: Its id?\nUser: 56789012"
+    assert request_line(dialogue) == "Can you cancel my appointment with Dr. Lee?"
 
 
 def test_a_confused_tools_guidance_names_the_parameter_that_tells_its_requests_apart(warehouse) -> None:
@@ -1173,7 +1166,8 @@ def test_cued_parameters_are_joined_by_and_since_every_failed_request_states_eac
 
 
 def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) -> None:
-    """ "Use this tool, not X" in the description draws requests to X, as it did in the guidance."""
+    """ "Use this tool, not X" in the description draws requests to X, as it did in the guidance, and
+    "It is not for what X does" in a misused tool's description drew X's requests to it."""
     from core.chisel.differ import Finding
     from core.chisel.engines.synth import Synth
     from core.chisel.memory import DomainMemory
@@ -1186,9 +1180,9 @@ def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) 
     # other tools' requests to the tool whose description said it
     missing = [*confused, Finding("missing_call", "no call")]
     assert Synth(ctx, missing, DomainMemory("shop"), tasks)("Refine", "FD") is None
+    # nor, called in another tool's place, "It is not for what X does": it drew X's requests to it
     misused = [*missing, Finding("misused", "called for quote", other_tool="shop.quote")]
-    fd = Synth(ctx, misused, DomainMemory("shop"), tasks)("Refine", "FD")
-    assert fd == "Order an item. It is not for what shop.quote does."
+    assert Synth(ctx, misused, DomainMemory("shop"), tasks)("Refine", "FD") is None
 
 
 def test_a_date_the_request_writes_in_words_is_the_users_data_not_an_implied_value() -> None:

@@ -81,8 +81,9 @@ RULES: dict[str, Rule] = {
             True,
             ("UG", "FD"),
             (("Add", "UG"), ("Refine", "FD")),
-            why="the agent reached for this tool where another one serves the request: say which requests "
-            "it is not for, and which tool serves them",
+            why="the agent reached for this tool where another one serves the request: it is judged on those "
+            "requests, and its doc names neither the other tool nor the values that route them there (naming "
+            "them drew the requests to it)",
         ),
         Rule(
             "missing_call",
