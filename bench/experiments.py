@@ -1463,6 +1463,21 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
             FININFO_MISUSE + f" --doc-mode text --model {Q15}" + OG_MATCHED,
         ],
     ),
+    # 24: DocsChisel 24 on the two 0.5B agents 23 moved most, either way (OG on 9 runs, stored under 23).
+    #     23's text finance + information agent lost 13.2 pp where every selected OpenBankAccount doc named
+    #     QueryBalance and the token ("It is not for what QueryBalance does"; "It takes no token: when the
+    #     request gives one, call QueryBalance instead"; "leave out ... token"), and QueryBalance's named
+    #     account and password; 24 writes none of that into a misused tool's doc and leaves out only guessed
+    #     names no other tool takes. The native health agent's +13.2 pp came from formats and examples
+    #     (none of its selected docs names another tool): it checks that 24 keeps that. Order: the agent
+    #     the change is for, then the check. Per command 3 optimization runs (~12-20 min each on two
+    #     actors; candidates 23 also made replay their episodes) + DC's evaluation (~3 x 39 test and guard
+    #     episodes x 3 runs): ~1,200 episodes, ~2.2 h for both, resumable.
+    "compare-api-bank-24": (
+        1200,
+        2.2,
+        [AGENTS_TABLE[0] + OG_MATCHED, AGENTS_TABLE[2] + OG_MATCHED],
+    ),
     # WorkBench comparisons, for the >= 100 paired held-out tasks the API-Bank domains cannot give alone
     # (their headroom tools hold 40 test tasks). WorkBench's test split is 40 %: analytics 48, calendar
     # 44, email 36 tasks, of which the headroom tools' count. Qwen 0.5B solves ~35-40 % of analytics
@@ -1710,6 +1725,7 @@ WAREHOUSE = {
     "compare-api-bank-22": "data/compare-api-bank.duckdb",
     "compare-api-bank-22-gepa": "data/compare-api-bank.duckdb",
     "compare-api-bank-23": "data/compare-api-bank.duckdb",
+    "compare-api-bank-24": "data/compare-api-bank.duckdb",
     "attribute-api-bank": "data/compare-api-bank.duckdb",
     "compare-workbench": "data/compare-workbench.duckdb",
     "compare-workbench-grouped": "data/compare-workbench.duckdb",
