@@ -560,10 +560,11 @@ class Synth:
             theirs |= name_words([p.name for p in doc.parameters]) if doc is not None else set()
         return self._stated_in_all(tids, lambda tool: tool == self.ctx.tool, theirs)
 
-    # FD: the evidence engine writes no description sentence. Each one it wrote drew other tools'
-    # requests to the tool it described: "Use this tool, not X" (to X, as guidance naming X did), "call it
-    # whenever the user's request needs this" (RecordHealthData, 0.5B native agent: 11 of 81 episodes
-    # under the one doc set that said it, 3-5 under the others) and "It is not for what X does" (0.5B text
+    # FD: the evidence engine writes no description sentence. Each one it wrote moved requests between the
+    # tool it described and the tool or request it named: "Use this tool, not X" sent requests to X, as
+    # guidance naming X did; "call it whenever the user's request needs this" drew other tools' requests
+    # to the tool (RecordHealthData, 0.5B native agent: 11 of 81 episodes under the one doc set that said
+    # it, 3-5 under the others); "It is not for what X does" sent the tool's own requests to X (0.5B text
     # agent: QueryBalance first on OpenBankAccount's tasks in 14-16 of 54 DocsChisel 22/23 episodes, 2 of
     # 36 under the original docs). What a tool is for is said by its guidance's routing cue (`_ug`).
 
