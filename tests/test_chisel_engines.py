@@ -1167,7 +1167,7 @@ def test_cued_parameters_are_joined_by_and_since_every_failed_request_states_eac
 
 def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) -> None:
     """ "Use this tool, not X" in the description draws requests to X, as it did in the guidance, and
-    "It is not for what X does" in a misused tool's description drew X's requests to it."""
+    "It is not for what X does" in a misused tool's description sent its own requests to X."""
     from core.chisel.differ import Finding
     from core.chisel.engines.synth import Synth
     from core.chisel.memory import DomainMemory
@@ -1180,7 +1180,7 @@ def test_the_description_does_not_name_the_tool_it_was_confused_with(warehouse) 
     # other tools' requests to the tool whose description said it
     missing = [*confused, Finding("missing_call", "no call")]
     assert Synth(ctx, missing, DomainMemory("shop"), tasks)("Refine", "FD") is None
-    # nor, called in another tool's place, "It is not for what X does": it drew X's requests to it
+    # nor, called in another tool's place, "It is not for what X does": it sent its own requests to X
     misused = [*missing, Finding("misused", "called for quote", other_tool="shop.quote")]
     assert Synth(ctx, misused, DomainMemory("shop"), tasks)("Refine", "FD") is None
 
