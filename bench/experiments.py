@@ -1398,12 +1398,24 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     # Plan: ~1,500 budget episodes at ~3.5 s on two actors (~45 min) + ~25 reflection calls per run at
     # ~57 s (~70 min) + 81 test and 36 guard episodes: ~1,650 episodes, ~2.5 h, resumable while the
     # warehouse lasts (stored episodes and reflection calls replay).
-    #  Progress: run s0 finished (501 of 501 budget episodes, 10 candidates, 4 texts changed; ~1 h of
-    #  compute); run s1 reached iteration 63 (the driver reflecting on 2 threads while its actors wait:
-    #  ~33 s per iteration, ~45 s on 1 thread); the rest of s1, s2 and the evaluation remain (~1.2 h). Its DC runs are
-    #  DocsChisel 22's: resume it from a checkout of 35253fb (the last
-    #  commit under docschisel-22; under a later revision the same command optimizes anew), with
-    #  DOCSCHISEL_LOCAL_THREADS=2 for the driver, on the warehouse that holds those runs.
+    #  Measured (87bf6c5cea740be3, result 62c00391b0f67b3c; ~3.5 h of compute over four starts, the last
+    #  from a checkout of 35253fb, the last commit under docschisel-22, on the warehouse holding 22's runs):
+    #  GEPA's runs used 501, 495 and 552 budget episodes (DocsChisel's runs of the same seeds). TS OG 48.1
+    #  (3 runs), GEPA 57.6 (runs 48.1-63.0), DC 66.3: DC vs GEPA +8.6 pp [+1.6, +16.0], McNemar 3/0, p 0.25,
+    #  MDE 10.9; +15.0 % relative, Mann-Whitney p 0.010 (Holm 0.020). GEPA vs OG +9.5 pp. Guard: GEPA
+    #  +4.6 pp, DC +2.8, neither lost a task. GEPA's docs are longer (179 doc tokens per tool against DC's
+    #  131, OG's 102) and it spent 15,292 reflection tokens per tool. Why, from the traces: both fixed the
+    #  cancellations booked as registrations (AppointmentRegistration for CancelRegistration 9.9 % of OG's
+    #  episodes, 3.3 GEPA, 2.5 DC) and most of the RecordHealthData calls that raised (HAS_EXCEPTION 17.3 ->
+    #  7.8 / 4.9); GEPA's rewritten AppointmentRegistration texts lost the date argument. Its run 1 rewrote
+    #  the date parameter's description into a paragraph ("crucial for scheduling and management of
+    #  appointments ... booked and canceled") and its description says to use the tool "to update an existing
+    #  appointment"; on AppointmentRegistration-level-1-1#0 and RecordHealthData-AppointmentRegistration-
+    #  QueryRegistration-level-2-2#2 the agent called AppointmentRegistration without date in all 6 of that
+    #  doc set's episodes (MISS_INPUT_ARGUMENT 3.7 % of GEPA's episodes, 1.2 DC's). DC's doc sets mark the
+    #  three parameters required and keep the original descriptions (PRF; 0.56 and 0.78 on those tasks
+    #  against GEPA's 0.11 and 0.44). Neither fixed the reschedules booked with AppointmentRegistration
+    #  (17.3 % OG, 12.3 GEPA, 12.8 DC).
     "compare-api-bank-22-gepa": (1650, 2.5, [_with_gepa(AGENTS_TABLE[2])]),
     # 23: the agents table's commands under DocsChisel 23 (22 + a guessed argument name taken from an
     #     observed error too: 22's run 2 for the 0.5B text finance + information agent told the agent to
