@@ -1485,6 +1485,22 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #     the change is for, then the check. Per command 3 optimization runs (~12-20 min each on two
     #     actors; candidates 23 also made replay their episodes) + DC's evaluation (~3 x 39 test and guard
     #     episodes x 3 runs): ~1,200 episodes, ~2.2 h for both, resumable.
+    #  Measured, command 0 (4e2a7c0de9e0616c, result 24e19c0579867dfb, 0.5B text finance + information,
+    #  24 + g10; 28 min on two actors, 252 episodes run and 252 reused): the same 7 tools and 16 test
+    #  tasks. TS OG 42.4 on 9 runs, DC 34.7 (23: 29.2): -7.6 pp [-17.4, +1.4], McNemar 0/2, p 0.50, MDE
+    #  13.8; Mann-Whitney p 0.049. Guard -1.9 pp, one task lost. No selected OpenBankAccount doc names
+    #  QueryBalance or the token any more, and the confusion shrank but did not go: OpenBankAccount called
+    #  for QueryBalance in 11.1 % of DC's episodes (23: 13.9, OG 9.0), QueryBalance for OpenBankAccount
+    #  6.2 % (23: 11.1, OG 2.8). The balance task QueryBalance-QueryStock-OpenBankAccount-GetUserToken-
+    #  level-2-1#2 stays lost (OG 0.67, 23 0.22, 24 0.22): OpenBankAccount was called in 5 of 9 DC
+    #  episodes, 2 with the token (23: 6) and 3 with values out of its own usage examples and quoted
+    #  requests (account="123456", password="secret123"; "johndoe123"). Why, read from the traces: naming
+    #  was one cause; the other is that OpenBankAccount's doc is now the longest and most inviting of the
+    #  finance docs (two usage examples with concrete values, two quoted requests, "Call this tool when the
+    #  user's latest request needs it, even after other tool calls"), and a small text-mode agent reaches
+    #  for it on requests that share its words (username, password) and copies its values. What would
+    #  help, not yet tested: a misused tool's doc that gains no usage example or request quote with values
+    #  a misrouted request could copy, and no "even after other tool calls" sentence while it is misused.
     "compare-api-bank-24": (
         1200,
         2.2,
