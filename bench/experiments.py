@@ -1501,6 +1501,10 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  for it on requests that share its words (username, password) and copies its values. What would
     #  help, not yet tested: a misused tool's doc that gains no usage example or request quote with values
     #  a misrouted request could copy, and no "even after other tool calls" sentence while it is misused.
+    #  Against the earlier revisions on the same 16 tasks (RESULTS' revision table): 24 vs 23 +5.6 pp
+    #  [+0.0, +12.5], 1/0; vs 22 +0.0; vs 21 -5.6 [-11.1, +1.4].
+    #  Progress, command 1 (0.5B native health): optimization runs s0 (9.8 min) and s1 (14.8 min)
+    #  finished and were archived; s2 and the evaluation remain (~25 min), resumable.
     "compare-api-bank-24": (
         1200,
         2.2,
