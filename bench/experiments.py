@@ -1503,8 +1503,11 @@ PLAN: dict[str, tuple[int, float, list[str]]] = {
     #  a misrouted request could copy, and no "even after other tool calls" sentence while it is misused.
     #  Against the earlier revisions on the same 16 tasks (RESULTS' revision table): 24 vs 23 +5.6 pp
     #  [+0.0, +12.5], 1/0; vs 22 +0.0; vs 21 -5.6 [-11.1, +1.4].
-    #  Progress, command 1 (0.5B native health): optimization runs s0 (9.8 min) and s1 (14.8 min)
-    #  finished and were archived; s2 and the evaluation remain (~25 min), resumable.
+    #  Measured, command 1 (38a7f57167ecac88, result 9c9468a3d06c4560, 0.5B native health, 24 + g10; 49
+    #  min, 351 episodes run): TS OG 53.1 on 9 runs, DC 66.3 (as under 23): +13.2 pp [+5.3, +22.2],
+    #  McNemar 5/0, p 0.063, MDE 12.9; +24.8 %, Mann-Whitney p 0.0006. Guard -0.9 pp, none lost. 24 kept
+    #  the native agent's gain, which came from formats, required flags and examples. Pooled with the text
+    #  agent (agents table, 24 row): 43 units, +5.4 pp [-1.6, +12.9], 5/2, p 0.45.
     "compare-api-bank-24": (
         1200,
         2.2,
