@@ -391,9 +391,17 @@ class Synth:
         return f"The tool replies with text like: {text}"
 
     # ------------------------------------------------------------- errors and usage
+    def _guessed(self) -> list[str]:
+        """Argument names the agent passed that this tool does not take, in the order first seen: the
+        last plan's findings, and the arguments an observed error names among its call's own."""
+        names = [f.param for f in self.findings if f.cls == "unknown_argument" and f.param]
+        for msg, args in self.ctx.observations.errors:
+            names += [k for k in args if _names(msg, k)]
+        own = set(self.ctx.param_names)
+        return [n for n in dict.fromkeys(names) if n not in own]
+
     def _unknown(self) -> list[str]:
-        """Argument names the agent passed that this tool does not take, and that no other tool of its
-        domain takes, in the order first seen.
+        """Guessed argument names (`_guessed`) that no other tool of this tool's domain takes.
 
         The last plan's findings name some; an observed error that names one of its call's own
         arguments names the rest. Findings alone missed them: an OpenBankAccount doc told the agent
@@ -404,21 +412,8 @@ class Synth:
         OpenBankAccount with it (6 of 9 DocsChisel 23 episodes of one balance task, 1 of 9 under the
         original docs). The sentence still says which names the tool takes.
         """
-        own = set(self.ctx.param_names)
         theirs = {p.name for doc in self._neighbours().values() for p in doc.parameters}
-        names = [f.param for f in self.findings if f.cls == "unknown_argument" and f.param]
-        for msg, args in self.ctx.observations.errors:
-            names += [k for k in args if _names(msg, k)]
-        return [n for n in dict.fromkeys(names) if n not in own and n not in theirs]
-
-    def _guessed(self) -> bool:
-        """Whether the agent passed this tool an argument name it lacks (findings or observed errors)."""
-        if any(f.cls == "unknown_argument" for f in self.findings):
-            return True
-        own = set(self.ctx.param_names)
-        return any(
-            _names(msg, k) and k not in own for msg, args in self.ctx.observations.errors for k in args
-        )
+        return [n for n in self._guessed() if n not in theirs]
 
     def _ic(self, op: str) -> Any:
         """Constraints: the argument names the tool rejects, observed errors, the required arguments.
@@ -432,7 +427,7 @@ class Synth:
         lines: list[str] = []
         limit = 1 if self.memory.regressions("Add", "IC") else 3
         unknown = self._unknown()
-        guessed = self._guessed()
+        guessed = bool(self._guessed())
         errors = [
             msg
             for msg, args in self.ctx.observations.errors
